@@ -148,7 +148,7 @@ export interface ClaimsPlan {
 }
 
 /** The collections of claims, one per key space (core/claims/claim-store.ts, ClaimSpace). */
-export const CLAIM_COLLECTIONS = ['identities', 'sends'] as const;
+export const CLAIM_COLLECTIONS = ['identities', 'sends', 'pending'] as const;
 /** The timestamp field of every claim that the TTL policy deletes it by. */
 export const CLAIM_EXPIRE_FIELD = 'expire_at';
 /**
@@ -161,6 +161,7 @@ export const CLAIM_EXPIRE_FIELD = 'expire_at';
 export const CLAIM_FIELDS = Object.freeze({
   identities: ['event_time', 'message_id', 'claimed_at'],
   sends: ['holder', 'attempt', 'claimed_at', 'lease_until', 'status', 'outcome'],
+  pending: ['entries'],
 } as const satisfies Record<(typeof CLAIM_COLLECTIONS)[number], readonly string[]>);
 
 /**

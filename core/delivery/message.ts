@@ -63,6 +63,16 @@ export function deliveryMessage(
   };
 }
 
+/**
+ * The message of an event decided again once its page view's consent platform answered
+ * (core/delivery/consent-wait.ts): not the first fan-out's, so it takes the send-once claim, and
+ * seen at 0, since no first fan-out sent it to this destination (its decision was a skip) and
+ * there is nothing to wait for.
+ */
+export function reevaluatedMessage(event: StoredEvent, destination: string): DeliveryMessage {
+  return deliveryMessage(event, destination, false, false, { first: false, at: 0 });
+}
+
 /** A classic push body, decoded (docs/google-wire.md §3). */
 export interface PushedMessage {
   readonly messageId: string;

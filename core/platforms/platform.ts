@@ -130,6 +130,13 @@ export interface PlatformFacts {
    * give (with its source in the folder's facts.ts); absent where none is confirmed.
    */
   readonly tcfVendor?: number | undefined;
+  /**
+   * What the person's data (hashed e-mail, phone, names, external id) needs besides the event
+   * being sent (docs/delivery.md, "Consent"): `granted` — only where a signal grants
+   * `ad_user_data`; refused or unstated, it is left out and the ledger says so. `not_denied` — left
+   * out only where a signal refuses it. Absent: `granted` (fail closed).
+   */
+  readonly userData?: 'granted' | 'not_denied';
   /** The URL parameters carrying its click ids. */
   readonly clickIds?: readonly ClickIdFact[];
   /** The first-party cookies it reads that the gateway sets. */

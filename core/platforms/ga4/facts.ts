@@ -13,6 +13,8 @@ export const GA4_FACTS: PlatformFacts = {
   names: { short: 'GA4', heading: 'GA4 Measurement Protocol' },
   // Analytics only.
   consent: ['analytics'],
+  // Its hashed e-mail, phone and names only where a signal grants `ad_user_data` (docs/delivery.md).
+  userData: 'granted',
   /**
    * Google's IAB TCF vendor id, 755 ("Google Advertising Products"), whose consent Google Analytics
    * honours when its TCF support is on (Gravito, "Communicating consent with Google", 2020).

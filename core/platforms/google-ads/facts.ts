@@ -13,6 +13,8 @@ export const GOOGLE_ADS_FACTS: PlatformFacts = {
   names: { short: 'Google Ads', heading: 'Google Ads' },
   // Ads and the user data they carry need both purposes (as Meta).
   consent: ['ads', 'ad_user_data'],
+  // Its hashed e-mail, phone and names only where a signal grants `ad_user_data` (docs/delivery.md).
+  userData: 'granted',
   /**
    * Google's IAB TCF vendor id, 755 ("Google Advertising Products"), which Google's tags also read
    * for Google Analytics (IAB Europe's Global Vendor List; Gravito, "Communicating consent with

@@ -12,6 +12,8 @@ export const LINKEDIN_FACTS: PlatformFacts = {
   type: 'linkedin_capi',
   names: { short: 'LinkedIn', heading: 'LinkedIn Conversions API' },
   consent: ['ads', 'ad_user_data'],
+  // Its hashed e-mail, phone and names only where a signal grants `ad_user_data` (docs/delivery.md).
+  userData: 'granted',
   // No TCF vendor id: none confirmed on the Global Vendor List, so a TC string gates it by its
   // purposes alone (docs/delivery.md, "Consent").
   clickIds: [{ param: 'li_fat_id', channel: 'social' }],

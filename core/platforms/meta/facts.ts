@@ -17,6 +17,8 @@ export const META_FACTS: PlatformFacts = {
   names: { short: 'Meta', heading: 'Meta Conversions API' },
   // Ads and the user data they carry need both purposes.
   consent: ['ads', 'ad_user_data'],
+  // Its hashed e-mail, phone and names only where a signal grants `ad_user_data` (docs/delivery.md).
+  userData: 'granted',
   // No TCF vendor id: none confirmed on the Global Vendor List, so a TC string gates it by its
   // purposes alone (docs/delivery.md, "Consent").
   clickIds: [{ param: 'fbclid', channel: 'social' }],

@@ -12,6 +12,8 @@ export const REDDIT_FACTS: PlatformFacts = {
   type: 'reddit_capi',
   names: { short: 'Reddit', heading: 'Reddit Conversions API' },
   consent: ['ads', 'ad_user_data'],
+  // Its hashed e-mail, phone and names only where a signal grants `ad_user_data` (docs/delivery.md).
+  userData: 'granted',
   // No TCF vendor id: none confirmed on the Global Vendor List, so a TC string gates it by its
   // purposes alone (docs/delivery.md, "Consent").
   clickIds: [{ param: 'rdt_cid', channel: 'social' }],

@@ -12,6 +12,8 @@ export const X_FACTS: PlatformFacts = {
   names: { short: 'X', heading: 'X Conversions API' },
   // Ads and the user data they carry need both purposes (as Meta).
   consent: ['ads', 'ad_user_data'],
+  // Its hashed e-mail, phone and names only where a signal grants `ad_user_data` (docs/delivery.md).
+  userData: 'granted',
   clickIds: [{ param: 'twclid', channel: 'social' }],
   step3: { kind: 'id', label: 'X event id', pattern: '(tw-[0-9a-z]+-)?[0-9a-z]+' },
   events: X_STANDARD_EVENTS,
