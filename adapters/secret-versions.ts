@@ -28,6 +28,10 @@ const stateOf = (json: unknown): SecretVersionState => {
   return { version, state: v.state, etag: v.etag ?? '' };
 };
 
+/** The `error.status` of a Google API error body (`FAILED_PRECONDITION`, …), if it has one. */
+const errorStatus = (body: unknown): string | undefined =>
+  (body as { error?: { status?: unknown } } | undefined)?.error?.status as string | undefined;
+
 /** The versions of `secret` in `project`, through one Secret Manager REST caller. */
 export function secretVersions(
   project: string,
@@ -69,6 +73,8 @@ export function secretVersions(
       const { status, body } = await sm.call('GET', `${at}/versions/${version}:access`);
       const data = (body as { payload?: { data?: string } } | undefined)?.payload?.data;
       if (status === 200 && data !== undefined) return Buffer.from(data, 'base64').toString('utf8');
+      // Disabled since we read it (another instance's claim): the caller looks again.
+      if (status === 400 && errorStatus(body) === 'FAILED_PRECONDITION') return undefined;
       throw failed(status, body, 'secretmanager.versions.access');
     },
     disable: (v) => transition(v, 'disable'),

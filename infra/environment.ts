@@ -6,7 +6,7 @@
 import * as gcp from '@pulumi/gcp';
 import * as pulumi from '@pulumi/pulumi';
 import { gatewaySecrets } from '../core/access/gateway-secrets.ts';
-import { billingAdvice } from '../core/deploy/billing-advice.ts';
+import { billingAdvice, billingRecommendation } from '../core/deploy/billing-advice.ts';
 import { CATALOG_FUNCTION, catalogSlugs } from '../core/deploy/catalog-function.ts';
 import { studioIapWarnings } from '../core/deploy/studio-iap.ts';
 import { modelPlan } from '../core/models/models.ts';
@@ -69,6 +69,8 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
   // Said before anything is created: a first build refused for the region fails halfway through.
   for (const w of buildRegionWarnings(plan)) pulumi.log.warn(w);
   // The cost model's recommendation from the stated sustained rate: said, never applied.
+  const recommended = billingRecommendation(settings, plan);
+  if (recommended) pulumi.log.warn(recommended.message);
   for (const a of billingAdvice(settings, plan)) pulumi.log.warn(a.message);
   // Whom the studio's IAP can admit is checked against studio.organization when it is set (a
   // refusal at config load); unset, this says what is left unchecked.

@@ -14,6 +14,7 @@ import { loadOnce, warmInBackground } from '../../adapters/load-once.ts';
 import { redactProcessOutput } from '../../adapters/log-redaction.ts';
 import { exitAfterFlush, flushBeforeAnswer, setupProcessMetrics } from '../../adapters/metrics.ts';
 import { refreshTokenStore } from '../../adapters/secret-versions.ts';
+import { runEnvironment } from '../../adapters/segment-actions/run-context.ts';
 import { readSettingsText } from '../../adapters/settings-file.ts';
 import { registryErasedList } from '../../adapters/suppression-list.ts';
 import { setupProcessTracing } from '../../adapters/tracing.ts';
@@ -28,6 +29,9 @@ const CATALOG_CALL_TIMEOUT_MS = 60_000;
 /** The function's configuration: the one read of the process environment. */
 // Every line this function writes leaves through the one redaction (core/privacy/redact-log.ts).
 redactProcessOutput();
+// What Segment's destinations read from Segment's environment answers each delivery's own settings
+// (adapters/segment-actions/run-context.ts; core/platforms/segment-action/environment.ts).
+process.env = runEnvironment(process.env);
 export const config = readFunctionConfig(process.env, readSettingsText);
 // Once per process, before the first push, as forward does (docs/observability.md).
 const tracing = setupProcessTracing(config, 'forward-catalog');

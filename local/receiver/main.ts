@@ -41,6 +41,8 @@ const { values } = parseArgs({
     host: { type: 'string' },
     iam: { type: 'string' },
     identity: { type: 'string', multiple: true },
+    // The OAuth stand-in's registrations, kept across restarts (local/platforms/capture.ts).
+    'oauth-clients': { type: 'string' },
   },
   allowPositionals: false,
 });
@@ -58,6 +60,12 @@ const identities = (values.identity ?? []).reduce<IdentityPort[]>((all, v) => id
 const destinations = config.settings.destinations ?? [];
 const webhooks = destinations.filter((d) => d.type === 'webhook');
 
+/** The capturing stand-in's file of OAuth registrations, when `--oauth-clients` names one. */
+function captureOptions(): { oauthClients?: string } {
+  const file = values['oauth-clients'];
+  return file === undefined ? {} : { oauthClients: file };
+}
+
 const START = {
   meta_capi: startMetaReceiver,
   ga4_mp: startGa4Receiver,
@@ -71,7 +79,7 @@ const START = {
   reddit_capi: startRedditReceiver,
   // Catalogue destinations (issue #65): one capturing stand-in per base_url, every vendor host,
   // taking any credential (no options).
-  segment_action: (_options: Record<string, string>) => startCaptureReceiver(),
+  segment_action: (_options: Record<string, string>) => startCaptureReceiver(captureOptions()),
 } as const;
 
 /**
@@ -128,7 +136,7 @@ async function mountPlatforms(
   // to `/capture` (EVENTBUS_CAPTURE_URL, local/services.ts), as does `eventbus connect`.
   const captured = destinations.find((d) => d.type === 'segment_action' && d.base_url === undefined);
   if (captured && !mounts.some((m) => m.prefix === CAPTURE_PREFIX)) {
-    const server = await startCaptureReceiver();
+    const server = await startCaptureReceiver(captureOptions());
     servers.push(server);
     mounts.push({ prefix: CAPTURE_PREFIX, destination: captured.id, url: server.url });
   }

@@ -39,7 +39,7 @@ for (let i = 0; i < Number(env('ROUNDS')); i++) {
     if (env('MODE') === 'claim') await refreshUnderClaim(env('SECRET'), versions, refresh, clock);
     else {
       const latest = await versions.latest();
-      inMemory ??= latest ? await versions.access(latest.version) : '';
+      inMemory ??= (latest ? await versions.access(latest.version) : undefined) ?? '';
       inMemory = (await refresh(inMemory)).refreshToken ?? inMemory;
     }
     tally.ok++;

@@ -29,8 +29,11 @@ export interface SecretVersionState {
 export interface RefreshTokenVersions {
   /** The newest version (Secret Manager's `latest`), undefined when the secret has none. */
   latest(): Promise<SecretVersionState | undefined>;
-  /** The value of one version. */
-  access(version: string): Promise<string>;
+  /**
+   * The value of one version; undefined when it is no longer enabled (FAILED_PRECONDITION: another
+   * instance disabled it, its claim, between our `latest` and this read).
+   */
+  access(version: string): Promise<string | undefined>;
   /** Disables the version if its etag still matches; undefined when it does not (ABORTED). */
   disable(v: SecretVersionState): Promise<SecretVersionState | undefined>;
   /** Enables the version if its etag still matches; undefined when it does not (ABORTED). */
@@ -89,6 +92,7 @@ export async function refreshUnderClaim<R extends Refreshed>(
     if (v.state === 'ENABLED') {
       // The value first: a disabled version cannot be read, and a version's value never changes.
       const token = await versions.access(v.version);
+      if (token === undefined) continue; // claimed elsewhere since our read of the newest version
       const claimed = await versions.disable(v);
       if (claimed) return refreshed(claimed, token, versions, refresh);
       continue; // another instance claimed it between our read and our disable
