@@ -152,6 +152,29 @@ export interface PlatformFacts {
   readonly apiVersion: ApiVersion;
   /** Where its own count of the events it received is read, or why none is (docs/delivery.md). */
   readonly counts: CountsFact;
+  /**
+   * How old an event the platform still takes, by its own documentation (the folder's
+   * age-limit.ts): a replay or backfill skips older ones, naming this limit. Absent where the
+   * platform publishes none.
+   */
+  readonly ageLimit?: AgeLimit;
+}
+
+/** A platform's documented limit on how old an event it is sent may be (its age-limit.ts). */
+export interface AgeLimit {
+  /** The oldest an event may be when sent, in hours since its `event_time`. */
+  readonly hours: number;
+  /** What the limit is about, in words: "web events", "click conversions". */
+  readonly applies: string;
+  /** The public page that says so. */
+  readonly source: string;
+  /** A longer limit where a destination's config says so (Meta's `action_source: physical_store`). */
+  readonly longer?: {
+    readonly config: string;
+    readonly value: string;
+    readonly hours: number;
+    readonly applies: string;
+  };
 }
 
 /**

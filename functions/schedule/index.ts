@@ -290,10 +290,11 @@ function replays(
     publish: (messages) => deliveries.publish(messages),
     writeLedger: (entries) => ledger.write(entries),
     assertSelect: (sql, params) => assertSingleSelect(bigquery, { query: sql, params, useLegacySql: false }),
-    run: async (sql, params) => {
+    run: async (sql, params, types) => {
       const [rows] = await bigquery.query({
         query: sql,
         ...(params ? { params } : {}),
+        ...(types ? { types } : {}),
         useLegacySql: false,
         maximumBytesBilled: maxBytes,
       });

@@ -1,9 +1,10 @@
 /**
  * LinkedIn's facts as data (core/platforms/platform.ts, `PlatformFacts`): what the studio's browser
  * bundle, the gateway and enrichment read about it without loading its driver. It imports only its
- * folder's other data files (api-version.ts, standard-events.ts).
+ * folder's other data files (api-version.ts, standard-events.ts, age-limit.ts).
  */
 import type { PlatformFacts } from '../platform.ts';
+import { LINKEDIN_AGE_LIMIT } from './age-limit.ts';
 import { LINKEDIN_API } from './api-version.ts';
 import { LINKEDIN_STANDARD_EVENTS } from './standard-events.ts';
 
@@ -23,4 +24,5 @@ export const LINKEDIN_FACTS: PlatformFacts = {
     none: 'the platform reports no counts to this service: the Conversions API answers per request; Campaign Manager shows the rest',
     doc: 'https://learn.microsoft.com/en-us/linkedin/marketing/integrations/ads-reporting/conversions-api',
   },
+  ageLimit: LINKEDIN_AGE_LIMIT,
 };

@@ -161,7 +161,7 @@ describe('architecture: one folder is the whole platform', () => {
       queue.push(...runtimeImports(file));
     }
     const allowed = (f: string) =>
-      /^core\/platforms\/[^/]+\/(facts|standard-events|api-version)\.ts$/.test(f) ||
+      /^core\/platforms\/[^/]+\/(facts|standard-events|api-version|age-limit)\.ts$/.test(f) ||
       ['core/platforms/facts.ts', 'core/platforms/standard-events.ts', 'core/enrich/click-ids.ts'].includes(
         f,
       );
