@@ -19,6 +19,7 @@ import { type Billing, DEFAULT_PEAK_EVENTS_PER_SECOND, forwardSizing } from './d
 import { deployedServiceName } from './deploy/service-names.ts';
 import { type SiteMapPlan, siteMapPlan } from './deploy/site-url-map.ts';
 import { modelPlan } from './models/models.ts';
+import { countsSecretRoles } from './platforms/counts.ts';
 import { diagnosticsSecretRoles } from './platforms/meta/dataset-quality.ts';
 import { PLATFORMS } from './platforms/platforms.ts';
 import { DEFAULT_CONSENT } from './platforms/requirements.ts';
@@ -26,6 +27,7 @@ import { OAUTH_CONNECTION, withOAuthConnection } from './platforms/segment-actio
 import { protoDuration, seconds } from './settings.ts';
 import { platformDiagnosticsTable } from './warehouse/platform-diagnostics.ts';
 import { privacyAuditTables } from './warehouse/privacy-audit.ts';
+import { platformCountsTable, reconciliationViews } from './warehouse/reconciliation.ts';
 import { partitionExpiration } from './warehouse/retention.ts';
 import {
   alertStateColumns,
@@ -331,8 +333,13 @@ export function warehousePlan(settings: Readonly<Settings>): { tables: TablePlan
   const ref = (name: string) => tableRef(settings.project, settings.dataset ?? 'events', name);
   const models = modelPlan(settings);
   return {
-    tables: [...base.tables, ...models.tables],
-    views: [...base.views, ...destinationHealthViews(ref), ...models.views],
+    tables: [...base.tables, platformCountsTable(settings), ...models.tables],
+    views: [
+      ...base.views,
+      ...destinationHealthViews(ref),
+      ...reconciliationViews(settings, ref),
+      ...models.views,
+    ],
   };
 }
 
@@ -524,13 +531,16 @@ export function plan(settings: Readonly<Settings>): Plan {
     ),
   ].sort();
   // What the scheduler reads of destinations' secrets for work after delivery (Google Ads'
-  // diagnostics; Meta's dataset quality, for a destination with `config.diagnostics: true`).
+  // diagnostics; Meta's dataset quality, for a destination with `config.diagnostics: true`; the
+  // platforms' counts, for one with `config.counts: true`).
   const scheduledSecrets = (settings.destinations ?? [])
     .filter((d) => d.enabled !== false)
     .flatMap((d) =>
-      [...(PLATFORMS[d.type].scheduledSecrets ?? []), ...diagnosticsSecretRoles(d)].map(
-        (role) => d.secrets?.[role],
-      ),
+      [
+        ...(PLATFORMS[d.type].scheduledSecrets ?? []),
+        ...diagnosticsSecretRoles(d),
+        ...countsSecretRoles(d, PLATFORMS[d.type].countReads),
+      ].map((role) => d.secrets?.[role]),
     )
     .filter((name): name is string => typeof name === 'string');
   const scheduleSecrets = [...new Set([...connectionSecrets, ...scheduledSecrets])].sort();

@@ -17,6 +17,7 @@ import { retentionWarnings } from '../core/plan-warnings/retention.ts';
 import { rotatedRefreshTokenSecrets } from '../core/platforms/segment-action/oauth.ts';
 import { ERASURE_REQUESTS_PREFIX } from '../core/privacy/erasure.ts';
 import { addressWarnings } from '../core/settings.ts';
+import { PLATFORM_COUNTS_TABLE } from '../core/warehouse/reconciliation.ts';
 import { TABLES } from '../core/warehouse/warehouse.ts';
 import { Alerts } from './alerts.ts';
 import { Apis, COLUMN_SECURITY_APIS, calledApis } from './apis.ts';
@@ -214,6 +215,8 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
             TABLES.invalidEvents,
             TABLES.hookFailures,
             ...(rules ? [TABLES.actionRuns] : []),
+            // …and what the platforms counted (functions/schedule/platform-counts.ts).
+            PLATFORM_COUNTS_TABLE,
             ...modelPlan(settings).tables.map((t) => t.name),
           ],
         },

@@ -23,6 +23,7 @@ import { REPLAYS_PREFIX } from '../scheduler/replays.ts';
 import { SECRET_ACCESS, TRANSLATOR_SECRET_PREFIX } from '../translate/translator-secrets.ts';
 import { PLATFORM_DIAGNOSTICS_TABLE } from '../warehouse/platform-diagnostics.ts';
 import { PRIVACY_TABLES } from '../warehouse/privacy-audit.ts';
+import { PLATFORM_COUNTS_TABLE } from '../warehouse/reconciliation.ts';
 import { OPS_TABLES, TABLES, VIEWS } from '../warehouse/warehouse.ts';
 import { gatewaySecrets, SESSION_SALT } from './gateway-secrets.ts';
 
@@ -317,6 +318,13 @@ export function accessNeeds(plan: Plan, settings: Readonly<Settings>): AccessNee
     table(plan.dataset, TABLES.events),
     'models, syncs and slices read events',
     'functions/schedule/models.ts',
+  );
+  need(
+    'schedule',
+    'bigquery.tables.updateData',
+    table(plan.dataset, PLATFORM_COUNTS_TABLE),
+    'what the platforms counted',
+    'functions/schedule/platform-counts.ts',
   );
   for (const t of modelPlan(settings).tables)
     need(

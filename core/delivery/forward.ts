@@ -151,6 +151,8 @@ interface Attempt {
   /** The `destination` attribute as pushed (may name nothing configured). */
   readonly destinationId: string;
   readonly replay: boolean;
+  /** A backfill's message: its rows say backfill = true (core/delivery/backfill.ts). */
+  readonly backfill: boolean;
   /** `replay --force`: sent again over a delivered claim, and recorded so. */
   readonly force: boolean;
   /** The identity's first fan-out (it holds store's claim), and when store first sighted it. */
@@ -218,6 +220,7 @@ function resolveDestination(push: PushedMessage, deps: ForwardDeps): Delivery | 
     messageId: push.messageId,
     destinationId: push.attributes[DELIVERY_ATTRIBUTES.destination] ?? '',
     replay: push.attributes[DELIVERY_ATTRIBUTES.replay] === 'true',
+    backfill: push.attributes[DELIVERY_ATTRIBUTES.backfill] === 'true',
     force: push.attributes[DELIVERY_ATTRIBUTES.force] === 'true',
     first: push.attributes[DELIVERY_ATTRIBUTES.first] === 'true',
     sightedAt: epochMs(push.attributes[DELIVERY_ATTRIBUTES.sightedAt]),
@@ -703,6 +706,7 @@ function done(
     attempt: a.attempt,
     httpStatus,
     replay: a.replay,
+    backfill: a.backfill,
     messageId: a.messageId,
     now,
   });

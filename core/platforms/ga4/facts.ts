@@ -1,9 +1,10 @@
 /**
  * GA4's facts as data (core/platforms/platform.ts, `PlatformFacts`): what the studio's browser
  * bundle, the gateway and enrichment read about it without loading its driver. It imports only its
- * folder's other data files (api-version.ts, standard-events.ts).
+ * folder's other data files (api-version.ts, standard-events.ts, age-limit.ts).
  */
 import type { PlatformFacts } from '../platform.ts';
+import { GA4_AGE_LIMIT } from './age-limit.ts';
 import { GA4_API } from './api-version.ts';
 import { GA4_STANDARD_EVENTS } from './standard-events.ts';
 
@@ -25,4 +26,9 @@ export const GA4_FACTS: PlatformFacts = {
   step3: { kind: 'events', label: 'Google Analytics 4' },
   events: GA4_STANDARD_EVENTS,
   apiVersion: GA4_API,
+  counts: {
+    reads: 'Analytics Data API `properties/{property}:runReport`: `eventCount` by `eventName` and `date`',
+    doc: 'https://developers.google.com/analytics/devguides/reporting/data/v1/rest/v1beta/properties/runReport',
+  },
+  ageLimit: GA4_AGE_LIMIT,
 };

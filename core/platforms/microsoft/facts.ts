@@ -24,4 +24,8 @@ export const MICROSOFT_FACTS: PlatformFacts = {
   step3: { kind: 'events', label: 'Microsoft Advertising' },
   events: MICROSOFT_STANDARD_EVENTS,
   apiVersion: MICROSOFT_API,
+  counts: {
+    none: 'the platform reports no counts to this service: the UET Conversion API answers per request',
+    doc: 'https://learn.microsoft.com/en-us/advertising/guides/uet-conversion-api-integration',
+  },
 };

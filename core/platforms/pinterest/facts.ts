@@ -1,9 +1,10 @@
 /**
  * Pinterest's facts as data (core/platforms/platform.ts, `PlatformFacts`): what the studio's browser
  * bundle, the gateway and enrichment read about it without loading its driver. It imports only its
- * folder's other data files (api-version.ts, standard-events.ts).
+ * folder's other data files (api-version.ts, standard-events.ts, age-limit.ts).
  */
 import type { PlatformFacts } from '../platform.ts';
+import { PINTEREST_AGE_LIMIT } from './age-limit.ts';
 import { PINTEREST_API } from './api-version.ts';
 import { PINTEREST_STANDARD_EVENTS } from './standard-events.ts';
 
@@ -21,4 +22,9 @@ export const PINTEREST_FACTS: PlatformFacts = {
   step3: { kind: 'events', label: 'Pinterest' },
   events: PINTEREST_STANDARD_EVENTS,
   apiVersion: PINTEREST_API,
+  counts: {
+    none: 'the platform reports no counts to this service: the Conversions API answers per request (`num_events_received`, `num_events_processed`), read into the ledger',
+    doc: 'https://developers.pinterest.com/docs/api/v5/',
+  },
+  ageLimit: PINTEREST_AGE_LIMIT,
 };

@@ -1,9 +1,10 @@
 /**
  * Snapchat's facts as data (core/platforms/platform.ts, `PlatformFacts`): what the studio's browser
  * bundle, the gateway and enrichment read about it without loading its driver. It imports only its
- * folder's other data files (api-version.ts, standard-events.ts).
+ * folder's other data files (api-version.ts, standard-events.ts, age-limit.ts).
  */
 import type { PlatformFacts } from '../platform.ts';
+import { SNAPCHAT_AGE_LIMIT } from './age-limit.ts';
 import { SNAPCHAT_API } from './api-version.ts';
 import { SNAPCHAT_STANDARD_EVENTS } from './standard-events.ts';
 
@@ -21,4 +22,9 @@ export const SNAPCHAT_FACTS: PlatformFacts = {
   step3: { kind: 'events', label: 'Snapchat' },
   events: SNAPCHAT_STANDARD_EVENTS,
   apiVersion: SNAPCHAT_API,
+  counts: {
+    none: 'the platform reports no counts to this service: the Conversions API answers per request; Events Manager shows the rest',
+    doc: 'https://developers.snap.com/api/marketing-api/Conversions-API',
+  },
+  ageLimit: SNAPCHAT_AGE_LIMIT,
 };

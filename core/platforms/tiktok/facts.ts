@@ -21,4 +21,8 @@ export const TIKTOK_FACTS: PlatformFacts = {
   step3: { kind: 'events', label: 'TikTok' },
   events: TIKTOK_STANDARD_EVENTS,
   apiVersion: TIKTOK_API,
+  counts: {
+    none: 'the platform reports no counts to this service: the Events API answers per request, and what TikTok counted is shown in Events Manager only',
+    doc: 'https://business-api.tiktok.com/portal/docs?id=1740029169927169',
+  },
 };

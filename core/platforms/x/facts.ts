@@ -18,4 +18,8 @@ export const X_FACTS: PlatformFacts = {
   step3: { kind: 'id', label: 'X event id', pattern: '(tw-[0-9a-z]+-)?[0-9a-z]+' },
   events: X_STANDARD_EVENTS,
   apiVersion: X_API,
+  counts: {
+    none: 'the platform reports no counts to this service: the Conversions API answers per request',
+    doc: 'https://docs.x.com/x-ads-api/measurement/web-conversions/conversion-api',
+  },
 };
