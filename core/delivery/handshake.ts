@@ -15,6 +15,8 @@ import {
   readHandshake,
 } from '../platforms/webhook/handshake.ts';
 
+export type { Handshakes };
+
 /** What the handshake needs of the forward function: its answers, its name, its sender, its clock. */
 export interface HandshakeDeps {
   readonly handshakes?: Handshakes;
