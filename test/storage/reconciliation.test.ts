@@ -5,13 +5,14 @@
  * no counts says so, and reconciliation_gaps names the reasons behind each gap.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BigQuery } from '@google-cloud/bigquery';
 import { plan } from '../../core/plan.ts';
 import { type BigQueryEmulator, startBigQueryEmulator } from '../../emulators/bigquery/server.ts';
 import { emulatorBigQuery, provision } from '../../local/provision.ts';
+import { REPO_ROOT } from '../../local/settings-file.ts';
 import { testSettings } from './support.ts';
 
 describe('reconciliation: permitted, sent, accepted and counted per day and destination', function () {
@@ -145,5 +146,15 @@ describe('reconciliation: permitted, sent, accepted and counted per day and dest
         ['unsent', 'timeout', 1, 'e2'],
       ],
     );
+  });
+
+  it('runs the query docs/storage.md shows under "Reconciliation" unchanged', async () => {
+    const all = readFileSync(join(REPO_ROOT, 'docs/storage.md'), 'utf8');
+    const from = all.indexOf('\n## Reconciliation');
+    const section = all.slice(from, all.indexOf('\n## ', from + 1));
+    const query = /```sql\n([\s\S]*?)```/.exec(section)?.[1];
+    assert.ok(query, 'the section shows a query');
+    const rows = await q(query.replaceAll('events.', `${p.dataset}.`));
+    assert.ok(rows.every((r) => 'counted_ratio' in r && 'counted_source' in r));
   });
 });

@@ -19,7 +19,10 @@ import { testSettings } from './support.ts';
 
 /** The ```sql blocks of docs/storage.md, in order. */
 function docQueries(): string[] {
-  const text = readFileSync(join(REPO_ROOT, 'docs/storage.md'), 'utf8');
+  // The "Dashboard queries" section's (the reconciliation's runs in reconciliation.test.ts).
+  const all = readFileSync(join(REPO_ROOT, 'docs/storage.md'), 'utf8');
+  const from = all.indexOf('\n## Dashboard queries');
+  const text = all.slice(from, all.indexOf('\n## ', from + 1));
   return [...text.matchAll(/```sql\n([\s\S]*?)```/g)].map((m) => (m[1] as string).trim());
 }
 

@@ -31,6 +31,8 @@ describe('storage: warehouse plan (tables and views as data)', () => {
         'invalid_events',
         'deliveries',
         'hook_failures',
+        // docs/storage.md, "Reconciliation": what the platforms' own reporting counted
+        'platform_counts',
         // docs/sessions.md (warehouse.models, on by default)
         'sessions',
         'identity_map',
