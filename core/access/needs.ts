@@ -11,6 +11,7 @@
 import type { Destination, Settings } from '../../schemas/settings.ts';
 import { modelPlan } from '../models/models.ts';
 import { ACTIONS_TOPIC, type Plan, RUNS_TOPIC } from '../plan.ts';
+import { countedDestinations } from '../platforms/counted.ts';
 import type { ErasedPerson } from '../platforms/erasure.ts';
 import { GOOGLE_ADS_BASE_URL } from '../platforms/google-ads/driver.ts';
 import { GOOGLE_ADS_PLATFORM } from '../platforms/google-ads/index.ts';
@@ -724,6 +725,14 @@ export function apiCalls(plan: Plan, settings: Readonly<Settings>): ApiCall[] {
       );
     }
   }
+  // A platform's own count (GA4's Data API), read with the destination's or the scheduler's token.
+  for (const { destination, reads } of countedDestinations(settings))
+    call(
+      'schedule',
+      reads.request(destination, '2026-01-01', 'token').url,
+      `${PLATFORMS[destination.type].names.short}'s own count of what it received`,
+      'functions/schedule/platform-counts.ts',
+    );
   for (const c of settings.connections ?? [])
     if (c.type === 'google_ads_audience')
       call(
