@@ -30,6 +30,7 @@ const T = {
   invoker: 'gcp:cloudrunv2/serviceIamMember:ServiceIamMember',
   exclusion: 'gcp:logging/projectExclusion:ProjectExclusion',
   secretVersion: 'gcp:secretmanager/secretVersion:SecretVersion',
+  table: 'gcp:bigquery/table:Table',
 } as const;
 const PROJECT = 'acme-outdoor-prod';
 const SA = `eventbus-${CATALOG_FUNCTION}@${PROJECT}.iam.gserviceaccount.com`;
@@ -197,11 +198,15 @@ describe('infra: forward-catalog, the catalogue destinations’ function (issue 
       `${T.subscription}::acme-prod-sub-deliveries-klaviyo-dead-letter-ledger`,
     ])
       assert.ok(now.has(wanted) && !old.has(wanted), `${wanted} is created`);
-    // In place: the settings' new version (every settings change makes one) and the request-log
-    // exclusion, which now names forward-catalog's service too. forward itself is unchanged.
+    // In place: the settings' new version (every settings change makes one), the request-log
+    // exclusion, which now names forward-catalog's service too, and the reconciliation view, which
+    // lists the settings' destinations (core/warehouse/reconciliation.ts). forward is unchanged.
     const changed = [...old.values()]
       .filter((d) => JSON.stringify(d.inputs) !== JSON.stringify(now.get(key(d))?.inputs))
-      .map((d) => d.type);
-    assert.deepEqual(changed.sort(), [T.exclusion, T.secretVersion].sort());
+      .map((d) => `${d.type}${d.type === T.table ? `::${d.name}` : ''}`);
+    assert.deepEqual(
+      changed.sort(),
+      [T.exclusion, T.secretVersion, `${T.table}::acme-prod-view-reconciliation`].sort(),
+    );
   });
 });
