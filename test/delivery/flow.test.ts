@@ -298,7 +298,7 @@ describe('delivery flow (emulators, functions, receiver)', function () {
       .map((m) => m[1] as string)
       .filter((q) => !q.includes('PROJECT.eventbus_ops.'))
       .map((q) => q.replaceAll('PROJECT.events', `${stack.settings.project}.${stack.plan.dataset}`));
-    assert.equal(queries.length, 7);
+    assert.equal(queries.length, 8);
     const [success] = await stack.bigquery.query(queries[0] as string);
     const hook = (success as Record<string, unknown>[]).find((r) => r['destination'] === 'hook');
     assert.ok(Number(hook?.['delivered']) >= 3, JSON.stringify(hook));
@@ -311,7 +311,7 @@ describe('delivery flow (emulators, functions, receiver)', function () {
     // Events stored from a dead letter: none in this run, but the query must run.
     const [fromDeadLetters] = await stack.bigquery.query(queries[4] as string);
     assert.ok(Array.isArray(fromDeadLetters));
-    // hook_failures and poison rows: none in this run, but the queries must run.
+    // hook_failures, poison rows and backfills: none in this run, but the queries must run.
     for (const q of queries.slice(5)) assert.ok(Array.isArray((await stack.bigquery.query(q))[0]));
   });
 });
