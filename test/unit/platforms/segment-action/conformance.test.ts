@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import {
   classify,
   destinationFigure,
@@ -89,8 +90,10 @@ describe('segment_action: conformance with Segment’s own tests', () => {
     assert.equal(
       REPORT.version,
       JSON.parse(
+        // Resolved as Node resolves the package, so the test also runs where node_modules is not
+        // beside it (a Stryker sandbox of a worktree whose node_modules is a link).
         readFileSync(
-          new URL('../../../../node_modules/@segment/action-destinations/package.json', import.meta.url),
+          createRequire(import.meta.url).resolve('@segment/action-destinations/package.json'),
           'utf8',
         ),
       ).version,
