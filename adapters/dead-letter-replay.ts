@@ -35,6 +35,14 @@ export interface DestinationReplayReport {
   /** Left where they were (nacked), with the last error. */
   failed: number;
   error?: string;
+  /** Slice replays: of those re-sent, events stored before the destination went live (a backfill). */
+  backfilled?: number;
+  /** Slice replays: when the destination went live (its first ledger row outside a replay). */
+  went_live?: string;
+  /** Slice replays: the refusals by reason (the age limits named). */
+  reasons?: Record<string, number>;
+  /** Stopped by the person before the end: what was sent stays sent, a new run folds it. */
+  cancelled?: boolean;
 }
 
 /** The backlog subscription of a destination's dead-letter topic (plan() names). */

@@ -88,6 +88,12 @@ export function tracedClaims(claims: ClaimStore): ClaimStore {
         () => claims.replace(key, version, fields, expireAt),
         (v) => (v === undefined ? 'lost' : 'replaced'),
       ),
+    read: (key) =>
+      traced(
+        'read',
+        () => claims.read(key),
+        (h) => (h === undefined ? 'absent' : 'held'),
+      ),
     release: (key, version) =>
       traced(
         'release',

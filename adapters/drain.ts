@@ -46,6 +46,8 @@ export function drainOnStop(handler: Handler, options: DrainOptions): Handler {
   const exit = options.exit ?? ((code: number) => process.exit(code));
   const before = options.beforeAnswer;
   let inFlight = 0;
+  // Requests whose answer is not yet decided: the last of them waits for the exports.
+  let unanswered = 0;
   let stopping = false;
   let owned = false;
   let idle: (() => void) | undefined;
@@ -95,23 +97,40 @@ export function drainOnStop(handler: Handler, options: DrainOptions): Handler {
     };
     res.once('finish', settle);
     res.once('close', settle);
-    if (before) holdAnswer(res, before);
+    if (before) {
+      unanswered++;
+      let open = true;
+      const answered = (): number => {
+        if (open) {
+          open = false;
+          unanswered--;
+        }
+        return unanswered;
+      };
+      res.once('close', answered);
+      holdAnswer(res, before, answered);
+    }
     return handler(req, res);
   };
 }
 
 /**
- * Makes `res.end` wait for `before` when it has something to wait for: the handler answers as it
- * always does, and the bytes leave once the export is done (or its bound has passed). What to
- * wait for is asked on the next turn of the event loop, not at the call: a hop's first span ends
- * just after its handler has answered (adapters/tracing.ts, runHop), and its spans are queued
- * only then.
+ * Makes `res.end` wait for `before` when it has something to wait for and this answer is the
+ * last of the instance's requests in flight. Cloud Run allocates a request-billed instance CPU
+ * while any request is being handled: while another push is in flight, an export in progress keeps
+ * running, and the last push to answer waits for everything queued or in progress. So under load
+ * no answer waits (holding every answer for a shared export capped the pushes in flight and cut
+ * throughput to a few hundred a second), and an instance that goes idle still exports first.
+ * What to wait for is asked on the next turn of the event loop, not at the call: a hop's first
+ * span ends just after its handler has answered (adapters/tracing.ts, runHop), and its spans are
+ * queued only then.
  */
-function holdAnswer(res: Response, before: () => Promise<unknown> | undefined): void {
+function holdAnswer(res: Response, before: () => Promise<unknown> | undefined, answered: () => number): void {
   const end = res.end as (...a: unknown[]) => Response;
   res.end = function (this: Response, ...args: unknown[]) {
     setImmediate(() => {
-      const wait = before();
+      // Another request still to answer keeps the CPU: this one need not wait.
+      const wait = answered() > 0 ? undefined : before();
       if (wait === undefined) end.apply(this, args);
       else void wait.then(() => end.apply(this, args));
     });

@@ -192,6 +192,13 @@ export function createFirestoreClaimStore(opts: FirestoreClaimOptions): ClaimSto
       if (lost(a)) return undefined;
       throw fail(`replace ${key.space}/${key.id}`, a);
     },
+    async read(key) {
+      checkClaimKey(key);
+      const a = await call('GET', docUrl(key));
+      if (a.status === 200) return heldOf(a.body);
+      if (a.error === 'NOT_FOUND') return undefined;
+      throw fail(`read ${key.space}/${key.id}`, a);
+    },
     async release(key, version) {
       checkClaimKey(key);
       const a = await call('DELETE', `${docUrl(key)}?${at(version)}`);

@@ -42,6 +42,46 @@ export class ReplayStore {
     }
   }
 
+  /**
+   * Marks a replay for cancelling (the Replay job stops before its next chunk), unless it has
+   * finished: the object is rewritten only if no one wrote it since it was read, so a replay the
+   * job finishes meanwhile is never turned back into a requested one. The record as it stands.
+   */
+  async requestCancel(id: string, by: string, now: Date): Promise<ReplayRecord | undefined> {
+    if (!REPLAY_ID_PATTERN.test(id)) return undefined;
+    const file = this.bucket.file(replayPath(id));
+    for (let tries = 0; ; tries++) {
+      let generation: string | number;
+      let record: ReplayRecord;
+      try {
+        const [metadata] = await file.getMetadata();
+        generation = metadata.generation as string | number;
+        // Read after the generation: if it changed in between, the save below is refused and retried.
+        const [bytes] = await file.download();
+        record = JSON.parse(bytes.toString('utf8')) as ReplayRecord;
+      } catch (err) {
+        if (statusOf(err) === 404) return undefined;
+        throw err;
+      }
+      if (record.status === 'finished' || record.cancel_requested_at !== undefined) return record;
+      const marked: ReplayRecord = {
+        ...record,
+        cancel_requested_at: now.toISOString(),
+        cancel_requested_by: by,
+      };
+      try {
+        await file.save(JSON.stringify(marked), {
+          resumable: false,
+          contentType: 'application/json',
+          preconditionOpts: { ifGenerationMatch: generation },
+        });
+        return marked;
+      } catch (err) {
+        if (statusOf(err) !== 412 || tries >= 3) throw err;
+      }
+    }
+  }
+
   async write(record: ReplayRecord): Promise<void> {
     await this.bucket
       .file(replayPath(record.id))

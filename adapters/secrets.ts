@@ -17,7 +17,8 @@ export const SECRET_TTL_MS = 5 * 60_000;
 /** A missing value is re-checked sooner: setting it should fix deliveries within seconds. */
 export const MISSING_TTL_MS = 10_000;
 
-const SECRET_NAME = /^[A-Za-z0-9_-]{1,255}$/;
+/** A secret's name, or `<name>@<version>` for one version of it (a webhook key rotation). */
+const SECRET_NAME = /^[A-Za-z0-9_-]{1,255}(@[1-9][0-9]{0,9})?$/;
 
 export interface SecretsOptions {
   /** The explicit environment (entry points pass process.env). */
@@ -127,12 +128,22 @@ function deniedBy(body: unknown): { permission?: string; principal?: string; mes
   };
 }
 
+/** One Secret Manager REST call: its HTTP status and JSON body (an HTTP error is an answer, not a throw). */
+export type SecretManagerCall = (
+  method: 'GET' | 'POST',
+  url: string,
+  body?: unknown,
+) => Promise<{ status: number; body: unknown }>;
+
 /**
- * Secret Manager over REST (no gRPC client: one small call per secret and TTL), at
- * secretmanager.googleapis.com with google-auth-library credentials (loaded on the first read,
- * not when the function loads), or at an emulator's `endpoint` without any.
+ * Secret Manager's REST calls at secretmanager.googleapis.com with google-auth-library
+ * credentials (loaded on the first call, not when the function loads), or at an emulator's
+ * `endpoint` without any; the base URL they are made under.
  */
-export function restSecretManager(auth?: GoogleAuth, endpoint?: string): SecretManagerAccess {
+export function secretManagerCall(
+  auth?: GoogleAuth,
+  endpoint?: string,
+): { base: string; call: SecretManagerCall } {
   let gettingAuth: Promise<GoogleAuth> | undefined;
   const authOf = async (): Promise<GoogleAuth> => {
     if (auth) return auth;
@@ -142,15 +153,26 @@ export function restSecretManager(auth?: GoogleAuth, endpoint?: string): SecretM
     auth = await gettingAuth;
     return auth;
   };
-  const base = endpoint ?? 'https://secretmanager.googleapis.com';
-  const get = async (url: string): Promise<{ status: number; body: unknown }> => {
+  const call: SecretManagerCall = async (method, url, body) => {
     if (endpoint !== undefined) {
-      const res = await fetch(url, { signal: AbortSignal.timeout(10_000) });
+      const res = await fetch(url, {
+        method,
+        signal: AbortSignal.timeout(10_000),
+        ...(body === undefined
+          ? {}
+          : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
+      });
       return { status: res.status, body: await res.json().catch(() => undefined) };
     }
     const client = await (await authOf()).getClient();
     try {
-      const res = await client.request({ url, method: 'GET', retry: true });
+      // Only reads are retried: a repeated addVersion would add the token twice.
+      const res = await client.request({
+        url,
+        method,
+        retry: method === 'GET',
+        ...(body === undefined ? {} : { data: body }),
+      });
       return { status: res.status, body: res.data };
     } catch (err) {
       const response = (err as { response?: { status?: number; data?: unknown } }).response;
@@ -158,24 +180,34 @@ export function restSecretManager(auth?: GoogleAuth, endpoint?: string): SecretM
       return { status: response.status, body: response.data };
     }
   };
+  return { base: endpoint ?? 'https://secretmanager.googleapis.com', call };
+}
+
+/**
+ * Secret Manager over REST (no gRPC client: one small call per secret and TTL), at
+ * secretmanager.googleapis.com with google-auth-library credentials, or at an emulator's
+ * `endpoint` without any (secretManagerCall).
+ */
+export function restSecretManager(auth?: GoogleAuth, endpoint?: string): SecretManagerAccess {
+  const { base, call } = secretManagerCall(auth, endpoint);
   return async (project, name) => {
-    const url = `${base}/v1/projects/${encodeURIComponent(project)}/secrets/${encodeURIComponent(name)}/versions/latest:access`;
-    const { status, body } = await get(url);
+    // `<secret>@<version>` reads that version; a bare name the newest.
+    const [secret = name, version = 'latest'] = name.split('@');
+    const url = `${base}/v1/projects/${encodeURIComponent(project)}/secrets/${encodeURIComponent(secret)}/versions/${version}:access`;
+    const { status, body } = await call('GET', url);
     if (status === 200) {
       const data = (body as { payload?: { data?: string } } | undefined)?.payload?.data;
       return data === undefined ? undefined : Buffer.from(data, 'base64').toString('utf8');
     }
     // No secret, or no enabled version: "has no value", which the ledger says plainly.
     if (status === 404 || status === 400) return undefined;
-    if (status === 403) {
-      const d = deniedBy(body);
-      throw new SecretAccessDenied(
-        name,
-        d.permission ?? 'secretmanager.versions.access',
-        d.principal,
-        d.message,
-      );
-    }
+    if (status === 403) throw accessDenied(name, body, 'secretmanager.versions.access');
     throw new Error(`Secret Manager answered HTTP ${status} for secret ${name}`);
   };
+}
+
+/** A 403's SecretAccessDenied, naming the permission Google's answer names (else `permission`). */
+export function accessDenied(name: string, body: unknown, permission: string): SecretAccessDenied {
+  const d = deniedBy(body);
+  return new SecretAccessDenied(name, d.permission ?? permission, d.principal, d.message);
 }

@@ -5,7 +5,9 @@
  * replayed event is decided and fanned out exactly as a pushed one.
  */
 
+import type { ClaimStore } from '../core/claims/claim-store.ts';
 import type { DecisionOptions } from '../core/decision/decision.ts';
+import { createConsentWait } from '../core/delivery/consent-wait.ts';
 import { createFanOut } from '../core/delivery/fan-out.ts';
 import type { LedgerEntry } from '../core/delivery/ledger.ts';
 import { DELIVERY_ATTRIBUTES, type DeliveryMessage } from '../core/delivery/message.ts';
@@ -26,6 +28,13 @@ export interface StoreFanOutDeps {
   readonly log?: (line: string) => void;
   /** The decision layer's options (which events are known, definitions' mappings). */
   readonly options?: DecisionOptions;
+  /**
+   * The claims database: where events decided before the consent platform answered wait for its
+   * answer (core/delivery/consent-wait.ts). Absent (a replay): nothing waits.
+   */
+  readonly claims?: ClaimStore;
+  /** The clock (tests). */
+  readonly now?: () => Date;
 }
 
 /** The after-write hook, or undefined when no destination is configured (nothing to decide). */
@@ -33,11 +42,22 @@ export function createStoreFanOut(deps: StoreFanOutDeps): AfterStored | undefine
   if ((deps.settings.destinations ?? []).length === 0) return undefined;
   const ledger = createLedgerWriter(deps.rows);
   const log = deps.log ?? ((line: string) => process.stdout.write(`${line}\n`));
+  // Each verdict is a `store.decide` span under the push's; a sent one's message carries it, so
+  // the destination's `forward` span is its child (docs/observability.md).
+  const publish = (messages: readonly DeliveryMessage[]) => deps.publish(messages.map(sentDecision));
+  const wait = deps.claims
+    ? createConsentWait({
+        settings: deps.settings,
+        records: deps.claims,
+        publish,
+        ...(deps.options ? { options: deps.options } : {}),
+      })
+    : undefined;
   return createFanOut({
     settings: deps.settings,
-    // Each verdict is a `store.decide` span under the push's; a sent one's message carries it, so
-    // the destination's `forward` span is its child (docs/observability.md).
-    publish: (messages) => deps.publish(messages.map(sentDecision)),
+    publish,
+    ...(wait ? { wait } : {}),
+    ...(deps.now ? { now: deps.now } : {}),
     ...(deps.options ? { options: deps.options } : {}),
     writeLedger: (entries) =>
       ledger.write(skippedDecisions(entries)).then((refused) => {

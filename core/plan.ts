@@ -17,7 +17,9 @@ import {
 } from './deploy/catalog-function.ts';
 import { type Billing, DEFAULT_PEAK_EVENTS_PER_SECOND, forwardSizing } from './deploy/cost.ts';
 import { deployedServiceName } from './deploy/service-names.ts';
+import { type SiteMapPlan, siteMapPlan } from './deploy/site-url-map.ts';
 import { modelPlan } from './models/models.ts';
+import { countsSecretRoles } from './platforms/counts.ts';
 import { diagnosticsSecretRoles } from './platforms/meta/dataset-quality.ts';
 import { PLATFORMS } from './platforms/platforms.ts';
 import { DEFAULT_CONSENT } from './platforms/requirements.ts';
@@ -25,6 +27,7 @@ import { OAUTH_CONNECTION, withOAuthConnection } from './platforms/segment-actio
 import { protoDuration, seconds } from './settings.ts';
 import { platformDiagnosticsTable } from './warehouse/platform-diagnostics.ts';
 import { privacyAuditTables } from './warehouse/privacy-audit.ts';
+import { platformCountsTable, reconciliationViews } from './warehouse/reconciliation.ts';
 import { partitionExpiration } from './warehouse/retention.ts';
 import {
   alertStateColumns,
@@ -147,7 +150,7 @@ export interface ClaimsPlan {
 }
 
 /** The collections of claims, one per key space (core/claims/claim-store.ts, ClaimSpace). */
-export const CLAIM_COLLECTIONS = ['identities', 'sends'] as const;
+export const CLAIM_COLLECTIONS = ['identities', 'sends', 'pending'] as const;
 /** The timestamp field of every claim that the TTL policy deletes it by. */
 export const CLAIM_EXPIRE_FIELD = 'expire_at';
 /**
@@ -160,6 +163,7 @@ export const CLAIM_EXPIRE_FIELD = 'expire_at';
 export const CLAIM_FIELDS = Object.freeze({
   identities: ['event_time', 'message_id', 'claimed_at'],
   sends: ['holder', 'attempt', 'claimed_at', 'lease_until', 'status', 'outcome'],
+  pending: ['entries'],
 } as const satisfies Record<(typeof CLAIM_COLLECTIONS)[number], readonly string[]>);
 
 /**
@@ -220,6 +224,11 @@ export interface Plan {
       readonly siteBackend: string | undefined;
       /** What routes the path to the gateway (`gateway.origin_via`; default the site's load balancer). */
       readonly via: OriginVia;
+      /**
+       * The site's own URL map the path rule is added to (core/deploy/site-url-map.ts); none with
+       * the previous release's form (`site_backend` alone), whose whole map is kept.
+       */
+      readonly siteMap?: SiteMapPlan;
     };
   };
   /** The studio service (the admin API of runtime resources, the registry's only writer). */
@@ -324,8 +333,13 @@ export function warehousePlan(settings: Readonly<Settings>): { tables: TablePlan
   const ref = (name: string) => tableRef(settings.project, settings.dataset ?? 'events', name);
   const models = modelPlan(settings);
   return {
-    tables: [...base.tables, ...models.tables],
-    views: [...base.views, ...destinationHealthViews(ref), ...models.views],
+    tables: [...base.tables, platformCountsTable(settings), ...models.tables],
+    views: [
+      ...base.views,
+      ...destinationHealthViews(ref),
+      ...reconciliationViews(settings, ref),
+      ...models.views,
+    ],
   };
 }
 
@@ -517,13 +531,16 @@ export function plan(settings: Readonly<Settings>): Plan {
     ),
   ].sort();
   // What the scheduler reads of destinations' secrets for work after delivery (Google Ads'
-  // diagnostics; Meta's dataset quality, for a destination with `config.diagnostics: true`).
+  // diagnostics; Meta's dataset quality, for a destination with `config.diagnostics: true`; the
+  // platforms' counts, for one with `config.counts: true`).
   const scheduledSecrets = (settings.destinations ?? [])
     .filter((d) => d.enabled !== false)
     .flatMap((d) =>
-      [...(PLATFORMS[d.type].scheduledSecrets ?? []), ...diagnosticsSecretRoles(d)].map(
-        (role) => d.secrets?.[role],
-      ),
+      [
+        ...(PLATFORMS[d.type].scheduledSecrets ?? []),
+        ...diagnosticsSecretRoles(d),
+        ...countsSecretRoles(d, PLATFORMS[d.type].countReads),
+      ].map((role) => d.secrets?.[role]),
     )
     .filter((name): name is string => typeof name === 'string');
   const scheduleSecrets = [...new Set([...connectionSecrets, ...scheduledSecrets])].sort();
@@ -704,6 +721,14 @@ export function plan(settings: Readonly<Settings>): Plan {
               path: settings.gateway.origin_path,
               siteBackend: settings.gateway.site_backend,
               via: settings.gateway.origin_via ?? 'load_balancer',
+              ...(settings.gateway.site_url_map
+                ? {
+                    siteMap: siteMapPlan(settings.project, {
+                      ...settings.gateway,
+                      site_url_map: settings.gateway.site_url_map,
+                    }),
+                  }
+                : {}),
             },
           }
         : {}),

@@ -6,8 +6,10 @@
 import { LineCounter, parseDocument } from 'yaml';
 import { DURATION_PATTERN, Settings } from '../schemas/settings.ts';
 import { DOMAIN_PATTERN, ORIGIN_PATH_PATTERN, SITE_BACKEND_PATTERN } from '../schemas/settings-gateway.ts';
+import { SITE_HOST_PATTERN, SITE_URL_MAP_PATTERN } from '../schemas/site-url-map.ts';
 import { checkDestinationNeeds } from './decision/destination-checks.ts';
 import { claimsLocationErrors } from './deploy/firestore-locations.ts';
+import { siteUrlMapRefusals } from './deploy/site-url-map.ts';
 import { checkStudioIap } from './deploy/studio-iap.ts';
 import { pointsInside } from './egress/policy.ts';
 import { checkMappings } from './platforms/mapping-check.ts';
@@ -27,6 +29,11 @@ const validator = interpretedValidator<Settings>(Settings, {
       SITE_BACKEND_PATTERN,
       'expected the name of a global backend service (lower case, like shop-web-backend) or its URL, projects/<project>/global/backendServices/<name>',
     ],
+    [
+      SITE_URL_MAP_PATTERN,
+      'expected the name of a global URL map (lower case, like shop-lb) or its URL, projects/<project>/global/urlMaps/<name>',
+    ],
+    [SITE_HOST_PATTERN, 'expected a host in lower case, like shop.example or *.shop.example'],
   ]),
 });
 
@@ -79,17 +86,24 @@ export function checkSettings(value: unknown): LoadResult {
   const settings = value as Settings;
   const errors: FieldViolation[] = [];
   const g = settings.gateway;
-  // The site's load balancer (origin_via's default) needs the backend its URL map keeps for every
-  // other path; refused here, so `settings check` says it and `npm start` stops with one line
-  // rather than the program's throw (infra/gateway-origin-path.ts, originPathRefusal, issue #96).
-  // A Worker or an Akamai rule routes the path itself: no backend to name.
-  if (g?.origin_path && (g.origin_via ?? 'load_balancer') === 'load_balancer' && !g.site_backend)
+  // The site's load balancer (origin_via's default) needs the site's own URL map the path rule is
+  // added to (or, the previous release's form, the backend its whole map kept); refused here, so
+  // `settings check` says it and `npm start` stops with one line rather than the program's throw
+  // (infra/gateway-origin-path.ts, originPathRefusal, issues #96, #100). A Worker or an Akamai
+  // rule routes the path itself: no map to name.
+  if (
+    g?.origin_path &&
+    (g.origin_via ?? 'load_balancer') === 'load_balancer' &&
+    !g.site_backend &&
+    !g.site_url_map
+  )
     errors.push({
       field: 'gateway.origin_path',
       description:
-        'needs gateway.site_backend (the backend service your site’s load balancer sends its pages to), ' +
-        'or gateway.origin_via: cloudflare or akamai where a Worker or rule routes the path',
+        'needs gateway.site_url_map (your site’s own load balancer URL map, which gets a path rule to the ' +
+        'gateway added), or gateway.origin_via: cloudflare or akamai where a Worker or rule routes the path',
     });
+  errors.push(...siteUrlMapRefusals(settings.project, g));
   for (const key of ['site_backend', 'origin_via'] as const)
     if (g?.[key] && !g.origin_path)
       errors.push({ field: `gateway.${key}`, description: 'only means something with gateway.origin_path' });

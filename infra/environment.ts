@@ -6,7 +6,7 @@
 import * as gcp from '@pulumi/gcp';
 import * as pulumi from '@pulumi/pulumi';
 import { gatewaySecrets } from '../core/access/gateway-secrets.ts';
-import { billingAdvice } from '../core/deploy/billing-advice.ts';
+import { billingAdvice, billingRecommendation } from '../core/deploy/billing-advice.ts';
 import { CATALOG_FUNCTION, catalogSlugs } from '../core/deploy/catalog-function.ts';
 import { studioIapWarnings } from '../core/deploy/studio-iap.ts';
 import { modelPlan } from '../core/models/models.ts';
@@ -14,8 +14,10 @@ import { ACTIONS_TOPIC, RUNS_TOPIC } from '../core/plan.ts';
 import { buildRegionWarnings } from '../core/plan-warnings/build-regions.ts';
 import { minInstancesWarnings } from '../core/plan-warnings/min-instances.ts';
 import { retentionWarnings } from '../core/plan-warnings/retention.ts';
+import { rotatedRefreshTokenSecrets } from '../core/platforms/segment-action/oauth.ts';
 import { ERASURE_REQUESTS_PREFIX } from '../core/privacy/erasure.ts';
 import { addressWarnings } from '../core/settings.ts';
+import { PLATFORM_COUNTS_TABLE } from '../core/warehouse/reconciliation.ts';
 import { TABLES } from '../core/warehouse/warehouse.ts';
 import { Alerts } from './alerts.ts';
 import { Apis, COLUMN_SECURITY_APIS, calledApis } from './apis.ts';
@@ -52,8 +54,13 @@ export interface EnvironmentOutputs {
   /** With `gateway.domain`: `https://<domain>`, and the DNS record to create for it. */
   readonly gatewayDomainUrl?: string;
   readonly gatewayDnsRecord?: pulumi.Output<string>;
-  /** With `gateway.origin_path`: the command that points the site's HTTPS proxy at the declared URL map. */
+  /**
+   * With `gateway.origin_path` through the site's load balancer: the command that adds the path
+   * rule to the site's URL map (or, the previous release's form, points its proxy at ours).
+   */
   readonly gatewayOriginUrlMap?: pulumi.Output<string>;
+  /** With `gateway.site_url_map`: the same path rule as a Pulumi snippet for the site's own program. */
+  readonly gatewayOriginPulumi?: pulumi.Output<string>;
 }
 
 /** Declares every resource of the environment and returns the stack outputs. */
@@ -63,6 +70,8 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
   // Said before anything is created: a first build refused for the region fails halfway through.
   for (const w of buildRegionWarnings(plan)) pulumi.log.warn(w);
   // The cost model's recommendation from the stated sustained rate: said, never applied.
+  const recommended = billingRecommendation(settings, plan);
+  if (recommended) pulumi.log.warn(recommended.message);
   for (const a of billingAdvice(settings, plan)) pulumi.log.warn(a.message);
   // Whom the studio's IAP can admit is checked against studio.organization when it is set (a
   // refusal at config load); unset, this says what is left unchecked.
@@ -148,6 +157,16 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
           // Version Manager, since Version Adder cannot destroy.
           roles: ['roles/secretmanager.secretAccessor', 'roles/secretmanager.secretVersionManager'],
         },
+        // forward-catalog writes a rotated OAuth refresh token back as a new version, and claims a
+        // refresh by disabling the newest one (refresh-rotation.ts): Version Manager on those alone.
+        ...deliverers
+          .filter((d) => d.who === 'forward-catalog')
+          .map((d) => ({
+            ...d,
+            secrets: rotatedRefreshTokenSecrets(settings),
+            roles: ['roles/secretmanager.secretVersionManager'],
+          }))
+          .filter((d) => d.secrets.length > 0),
       ],
     },
     after,
@@ -196,6 +215,8 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
             TABLES.invalidEvents,
             TABLES.hookFailures,
             ...(rules ? [TABLES.actionRuns] : []),
+            // …and what the platforms counted (functions/schedule/platform-counts.ts).
+            PLATFORM_COUNTS_TABLE,
             ...modelPlan(settings).tables.map((t) => t.name),
           ],
         },
@@ -478,6 +499,7 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
       ? { gatewayDomainUrl: gatewayDomain.url, gatewayDnsRecord: gatewayDomain.dnsRecord }
       : {}),
     ...(gatewayOrigin ? { gatewayOriginUrlMap: gatewayOrigin.instruction } : {}),
+    ...(gatewayOrigin?.pulumiSnippet ? { gatewayOriginPulumi: gatewayOrigin.pulumiSnippet } : {}),
   };
 }
 

@@ -1,23 +1,27 @@
 /**
  * The gateway under a path of the site's own origin (`gateway.origin_path`, e.g. `/_eb`;
  * docs/browser.md#same-origin-path) through the site's global external Application Load Balancer:
- * a serverless network endpoint group for the gateway's Cloud Run service, a backend service with
- * Cloud CDN in front of it, and a URL map whose path matcher sends `<path>` and `<path>/*` there
- * and everything else to the site's own backend service (`gateway.site_backend`).
+ * a serverless network endpoint group for the gateway's Cloud Run service and a backend service
+ * with Cloud CDN in front of it. The site's URL map stays the site's: the path rule that sends
+ * `<path>` and `<path>/*` to that backend is added to it, never declared here in a map of ours
+ * (issue #100); the exact command that adds it and the same rule as a Pulumi snippet are the stack
+ * outputs `gatewayOriginUrlMap` and `gatewayOriginPulumi` (core/deploy/site-url-map.ts). A map in
+ * another project gets its editor granted the use of the backend (`gateway.site_url_map_grant`).
  *
  * The paths go through unchanged: the gateway takes the prefix off itself (gateway/runtime.ts,
  * withoutOriginPath). The CDN follows the gateway's own `Cache-Control` (USE_ORIGIN_HEADERS): the
  * tag is cached (5 minutes, a pinned version a year), every event's answer says `no-store` and a
  * POST is never cached, so an answer that sets the ids is never shared.
  *
- * The site's HTTPS proxy, certificate and address are the site's: pointing its proxy at this URL
- * map is one command, printed as the stack output `gatewayOriginUrlMap`.
+ * The previous release's settings (`site_backend`, no `site_url_map`) keep the whole URL map that
+ * release declared, unchanged, so a proxy pointed at it keeps serving (settings check warns).
  *
  * Declared only for `gateway.origin_via: load_balancer` (the default); with `cloudflare` or
  * `akamai` the checked-in Worker or rule (examples/edge/) routes the path and nothing here is made.
  */
 import * as gcp from '@pulumi/gcp';
 import * as pulumi from '@pulumi/pulumi';
+import { backendServiceUrl, SERVICE_USER_ROLE, sitePathRule } from '../core/deploy/site-url-map.ts';
 import type { Plan } from '../core/plan.ts';
 
 export type OriginPathPlan = NonNullable<Plan['gateway']['originPath']>;
@@ -26,18 +30,12 @@ export type OriginPathPlan = NonNullable<Plan['gateway']['originPath']>;
 export function originPathRefusal(plan: Pick<Plan, 'gateway'>): string | undefined {
   const o = plan.gateway.originPath;
   // A Worker or an Akamai rule routes the path: nothing of the site's is declared.
-  if (o?.via !== 'load_balancer' || o.siteBackend) return undefined;
+  if (o?.via !== 'load_balancer' || o.siteMap || o.siteBackend) return undefined;
   return (
-    `gateway.origin_path ${o.path} needs gateway.site_backend to deploy: the backend service your ` +
-    "site's load balancer sends its pages to, which the declared URL map keeps for every other path " +
+    `gateway.origin_path ${o.path} needs gateway.site_url_map to deploy: your site's own load balancer ` +
+    'URL map, which gets a path rule to the gateway added and keeps everything else ' +
     '(or, with a Cloudflare Worker or an Akamai rule in front instead, gateway.origin_via: cloudflare or akamai)'
   );
-}
-
-/** A backend service's URL from its name or (partial) URL, in the project. */
-export function backendServiceUrl(project: string, backend: string): string {
-  if (backend.startsWith('https://')) return backend;
-  return backend.startsWith('projects/') ? backend : `projects/${project}/global/backendServices/${backend}`;
 }
 
 export interface GatewayOriginPathArgs {
@@ -50,8 +48,10 @@ export interface GatewayOriginPathArgs {
 }
 
 export class GatewayOriginPath extends pulumi.ComponentResource {
-  /** What to run once: the site's HTTPS proxy pointed at the declared URL map. */
+  /** What to run once: the path rule added to the site's map (or, the previous form, the proxy pointed at ours). */
   readonly instruction: pulumi.Output<string>;
+  /** The same path rule for a site whose URL map is declared in a Pulumi program of its own. */
+  readonly pulumiSnippet: pulumi.Output<string> | undefined;
 
   constructor(name: string, args: GatewayOriginPathArgs, opts?: pulumi.ComponentResourceOptions) {
     super('eventbus:infra:GatewayOriginPath', name, {}, opts);
@@ -86,6 +86,28 @@ export class GatewayOriginPath extends pulumi.ComponentResource {
       },
       child,
     );
+    const siteMap = originPath.siteMap;
+    if (siteMap) {
+      if (siteMap.grant)
+        new gcp.compute.BackendServiceIamMember(
+          `${name}-site-gateway-backend-user`,
+          { project, name: backend.name, role: SERVICE_USER_ROLE, member: siteMap.grant },
+          { parent: this },
+        );
+      const rule = backend.name.apply((b) =>
+        sitePathRule(
+          siteMap,
+          originPath.path,
+          `https://www.googleapis.com/compute/v1/${backendServiceUrl(project, b)}`,
+          originPath.siteBackend,
+        ),
+      );
+      this.instruction = rule.gcloud;
+      this.pulumiSnippet = rule.pulumi;
+      this.registerOutputs({ instruction: this.instruction, pulumiSnippet: this.pulumiSnippet });
+      return;
+    }
+    // The previous release's form: its whole map, as it declared it (settings check warns).
     const site = backendServiceUrl(project, originPath.siteBackend as string);
     const urlMap = new gcp.compute.URLMap(
       `${name}-site-urlmap`,
@@ -108,6 +130,7 @@ export class GatewayOriginPath extends pulumi.ComponentResource {
       (map) =>
         `gcloud compute target-https-proxies update <your site's HTTPS proxy> --url-map=${map} --global`,
     );
+    this.pulumiSnippet = undefined;
     this.registerOutputs({ instruction: this.instruction });
   }
 }

@@ -20,5 +20,6 @@ export const gatewayDomainUrl = environment.gatewayDomainUrl;
 export const gatewayDnsRecord = environment.gatewayDnsRecord;
 // With gateway.origin_path only: the command that points the site's HTTPS proxy at the URL map.
 export const gatewayOriginUrlMap = environment.gatewayOriginUrlMap;
+export const gatewayOriginPulumi = environment.gatewayOriginPulumi;
 // What store and forward run as: the next pulumi up keeps it unless the settings change it.
 export const billing = environment.billing;

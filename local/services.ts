@@ -334,6 +334,9 @@ export const receiver: ServiceFactory = (ctx) => ({
     join(ctx.root, 'local', 'receiver', 'main.ts'),
     '--port',
     String(ctx.ports.receiver),
+    // `eventbus connect --stand-in`'s registrations outlive a restart of the environment.
+    '--oauth-clients',
+    join(ctx.dataDir, 'oauth-clients.jsonl'),
     ...iamArgs(ctx, 'receiver'),
   ],
   env: { ...runtimeEnv(ctx), HOST: LOCAL_HOST, PORT: String(ctx.ports.receiver) },

@@ -157,6 +157,71 @@ export const AlertCondition = Type.Union([
     },
     { additionalProperties: false },
   ),
+  Type.Object(
+    {
+      counted_below: Type.Object(
+        {
+          destination: Name('A destination id of the settings whose platform reports counts'),
+          below: Type.Optional(
+            Share(
+              'Fires when the platform counted less than this share of what it accepted, on the newest day it reported in the last three (default 0.95)',
+            ),
+          ),
+          min_accepted: Type.Optional(
+            Type.Integer({
+              minimum: 1,
+              maximum: 1_000_000_000,
+              description: 'Days with fewer accepted events never fire (default 20)',
+            }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
+      sent_below: Type.Object(
+        {
+          destination: Name('A destination id of the settings'),
+          below: Type.Optional(
+            Share(
+              'Fires when fewer than this share of the permitted events of yesterday and today were sent (default 0.95)',
+            ),
+          ),
+          min_permitted: Type.Optional(
+            Type.Integer({
+              minimum: 1,
+              maximum: 1_000_000_000,
+              description: 'Fewer permitted events never fire (default 20)',
+            }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
+      went_quiet: Type.Object(
+        {
+          destination: Name('A destination id of the settings'),
+          min_baseline: Type.Optional(
+            Type.Integer({
+              minimum: 1,
+              maximum: 1_000_000_000,
+              description:
+                'Fires only when the destination delivered at least this many events in the same hour a week earlier (default 20)',
+            }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    },
+    { additionalProperties: false },
+  ),
 ]);
 export type AlertCondition = Static<typeof AlertCondition>;
 

@@ -3,6 +3,7 @@
  * or a path of the site's own origin, and the patterns of the names they take.
  */
 import Type, { type Static } from 'typebox';
+import { SiteUrlMapKeys } from './site-url-map.ts';
 
 /** A path of the site's origin for the gateway (`gateway.origin_path`): one segment, e.g. `/_eb`. */
 export const ORIGIN_PATH_PATTERN = '^/[a-z0-9_-]{1,32}$';
@@ -46,7 +47,7 @@ export const GatewaySettings = Type.Object(
       Type.String({
         pattern: ORIGIN_PATH_PATTERN,
         description:
-          "A path of the site's own origin the tag, its batches and the SDK paths are served under (e.g. /_eb): the gateway takes requests under it as its own, and `pulumi up` declares a load balancer URL map sending it to the gateway through Cloud CDN, everything else to `site_backend` (docs/browser.md#same-origin-path)",
+          "A path of the site's own origin the tag, its batches and the SDK paths are served under (e.g. /_eb): the gateway takes requests under it as its own, and `pulumi up` declares the gateway's Cloud CDN backend and prints the path rule to add to the site's own URL map, `site_url_map` (docs/browser.md#same-origin-path)",
       }),
     ),
     site_backend: Type.Optional(
@@ -54,16 +55,17 @@ export const GatewaySettings = Type.Object(
         pattern: SITE_BACKEND_PATTERN,
         maxLength: 1024,
         description:
-          "With `origin_path`: the backend service the site's own external Application Load Balancer sends its pages to (a name in the project, or its URL, projects/<p>/global/backendServices/<name>); the declared URL map's default",
+          "With `origin_path`: the backend service the site's own external Application Load Balancer sends its pages to (a name in the project, or its URL, projects/<p>/global/backendServices/<name>); with `site_url_map`, the added path matcher's default. Alone (the previous release's form, warned by settings check) the whole URL map the previous release declared is kept",
       }),
     ),
     origin_via: Type.Optional(
       Type.Union([Type.Literal('load_balancer'), Type.Literal('cloudflare'), Type.Literal('akamai')], {
         default: 'load_balancer',
         description:
-          "With `origin_path`: what in front of the site sends the path to the gateway. `load_balancer` (default), the site's Google external Application Load Balancer: `pulumi up` declares its path rule and Cloud CDN (needs `site_backend`), and the gateway knows it by the site's host; `cloudflare` or `akamai`: the checked-in Worker or rule (examples/edge/) does it, no load balancer is declared, and `pulumi up` declares the edge secret the Worker or rule proves itself with (docs/browser.md#same-origin-path)",
+          "With `origin_path`: what in front of the site sends the path to the gateway. `load_balancer` (default), the site's Google external Application Load Balancer: `pulumi up` declares the gateway's Cloud CDN backend and prints its path rule for the site's map (needs `site_url_map`), and the gateway knows it by the site's host; `cloudflare` or `akamai`: the checked-in Worker or rule (examples/edge/) does it, no load balancer is declared, and `pulumi up` declares the edge secret the Worker or rule proves itself with (docs/browser.md#same-origin-path)",
       }),
     ),
+    ...SiteUrlMapKeys,
   },
   { additionalProperties: false, description: "The gateway's public address (docs/deploy.md)" },
 );

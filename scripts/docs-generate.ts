@@ -21,7 +21,7 @@ import { oauthDefinitions } from '../core/platforms/segment-action/oauth.ts';
 import { declareVariants } from '../infra/variants.ts';
 import { corpusFigures } from './creator-corpus.ts';
 import { deployerTable } from './docs-deployer.ts';
-import { apiVersionTable, factsTable, platformTable } from './docs-platforms.ts';
+import { apiVersionTable, countsTable, factsTable, platformTable } from './docs-platforms.ts';
 import { settingsTable } from './docs-settings.ts';
 import { signatureSchemeTable } from './docs-signatures.ts';
 import { writeCatalog } from './segment-catalog.ts';
@@ -43,6 +43,7 @@ const PARTS: readonly Part[] = [
   { file: 'docs/platforms.md', name: 'api-versions', write: () => apiVersionTable(true) },
   { file: 'docs/platforms.md', name: 'facts', write: () => factsTable() },
   { file: 'README.md', name: 'api-versions', write: () => apiVersionTable(false) },
+  { file: 'docs/delivery.md', name: 'platform-counts', write: () => countsTable() },
   {
     file: 'docs/catalog-destinations.md',
     name: 'oauth-destinations',

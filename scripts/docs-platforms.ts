@@ -137,3 +137,18 @@ export function factsTable(): string {
   ];
   return [header, header.map(() => '---'), ...rows].map((cells) => `| ${cells.join(' | ')} |`).join('\n');
 }
+
+/**
+ * The counts table (docs/delivery.md, "Sent, accepted, counted"): per platform, the reporting API
+ * its own count of received events is read from (its facts.ts `counts`), or why none is, with the
+ * public page that says so.
+ */
+export function countsTable(): string {
+  const rows = PLATFORM_LIST.map((p) => {
+    const c = p.counts;
+    const link = c.doc.startsWith('http') ? sourceLink(c.doc) : `[${c.doc}](${c.doc.replace(/^docs\//, '')})`;
+    return [`\`${p.type}\``, 'reads' in c ? c.reads : `— ${c.none}`, link];
+  });
+  const header = ['type', 'counted from', 'source'];
+  return [header, header.map(() => '---'), ...rows].map((cells) => `| ${cells.join(' | ')} |`).join('\n');
+}

@@ -14,7 +14,7 @@ import {
   type TrafficShape,
   trafficShape,
 } from '../core/deploy/bill.ts';
-import { billingAdvice } from '../core/deploy/billing-advice.ts';
+import { billingAdvice, billingRecommendation } from '../core/deploy/billing-advice.ts';
 import { plan } from '../core/plan.ts';
 import type { Settings } from '../schemas/settings.ts';
 
@@ -57,6 +57,8 @@ export function billText(settings: Readonly<Settings>, over: Partial<TrafficShap
     for (const i of b.items)
       lines.push(`  ${i.item.padEnd(width)}  ${usd(i.monthly).padStart(11)}  ${i.detail}`);
   }
+  const recommended = billingRecommendation(settings, p);
+  if (recommended) lines.push(recommended.message);
   for (const a of billingAdvice(settings, p)) lines.push(`Recommendation: ${a.message}`);
   return lines.join('\n');
 }

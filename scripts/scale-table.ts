@@ -9,16 +9,23 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
+  BUILT,
   CLAIM_RETRY_SHARE,
   type ClaimDesign,
   claimCost,
   claimCounts,
   claimStorageCost,
+  type Design,
   EVENTS_PER_BATCH,
   EVENTS_PER_TAG_LOAD,
   MONTHLY_PRICES,
+  monthlyBill,
+  type PubSubTopology,
+  pubsubBytesPerEvent,
   TAG_BYTES,
+  trafficShape,
 } from '../core/deploy/bill.ts';
+import { billingRecommendation } from '../core/deploy/billing-advice.ts';
 import { CATALOG_CPU_SECONDS, CATALOG_FUNCTION } from '../core/deploy/catalog-function.ts';
 import {
   type Billing,
@@ -168,7 +175,7 @@ export function scaleTables(): string {
   );
   lines.push('');
   lines.push(
-    '| Busy, per million 1 KB events, 2 destinations an event of 4 | gateway | store | forward | Pub/Sub | BigQuery | total |',
+    '| Busy, per million 1 KB events, 2 destinations an event of 4: the pipeline alone (the claims, Cloud Trace and the rest are the bill’s, below) | gateway | store | forward | Pub/Sub | BigQuery | total |',
   );
   lines.push('| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const s of SCENARIOS) {
@@ -204,6 +211,10 @@ export function scaleTables(): string {
   lines.push(metricsTable());
   lines.push('');
   lines.push(claimsTable());
+  lines.push('');
+  lines.push(pubsubTable());
+  lines.push('');
+  lines.push(floorTable());
   const top = ceiling(input);
   lines.push('');
   lines.push(
@@ -220,6 +231,15 @@ export function scaleTables(): string {
   lines.push('');
   lines.push(
     `Instance-based billing costs less than request-based above about ${even(sizing.store, STORE_LATENCY_SECONDS)} pushes/s to \`store\`, ${even(sizing.forward, PLATFORM_LATENCY_SECONDS)} to \`forward\` and ${even(sizing.gateway, 0)} requests/s to the gateway (sustained); below that, an instance kept up by a trickle costs about ${usd(idleInstanceMonthly(shape(sizing.store, 0)))} a month per service (store: ${sizing.store.cpu} vCPU, ${sizing.store.memory}; forward: ${sizing.forward.cpu} vCPU, ${sizing.forward.memory}).`,
+  );
+  // The recommendation settings check and pulumi up print, for the example's stated rate.
+  const example = exampleSettings();
+  const recommended = billingRecommendation(example, plan(example));
+  lines.push('');
+  lines.push(
+    recommended
+      ? `**environments/example.yaml**: ${recommended.message}.`
+      : 'environments/example.yaml: its billing is already the cheaper at its stated rate.',
   );
   lines.push('');
   lines.push(billTables());
@@ -250,11 +270,11 @@ function originPathTable(): string {
       `| example | ${b.scenario} | **${usd(b.total)}** | ${usd(line?.monthly ?? 0)} | ${line?.detail ?? ''} |`,
     );
   }
-  const { forwardingRuleHourly, processedPerGib } = MONTHLY_PRICES.loadBalancer;
+  const { processedPerGib } = MONTHLY_PRICES.loadBalancer;
   const { cacheEgressPerGib, lookupsPer10k } = MONTHLY_PRICES.cdn;
   lines.push('');
   lines.push(
-    `Prices: a forwarding rule $${forwardingRuleHourly} an hour, data processed $${processedPerGib} per GiB, cache egress $${cacheEgressPerGib} per GiB (Europe and North America, the first 10 TiB), cache lookups $${lookupsPer10k} per 10,000. A load of the tag (${TAG_BYTES / 1024} KiB, a cache hit) per ${EVENTS_PER_TAG_LOAD} events, every batch a lookup too (an upper bound); the forwarding rule is the site's, counted in full (a site already behind a load balancer pays it anyway).`,
+    `Prices: data processed $${processedPerGib} per GiB, cache egress $${cacheEgressPerGib} per GiB (Europe and North America, the first 10 TiB), cache lookups $${lookupsPer10k} per 10,000. A load of the tag (${TAG_BYTES / 1024} KiB, a cache hit) per ${EVENTS_PER_TAG_LOAD} events, every batch a lookup too (an upper bound). No forwarding rule: the program creates none, the URL map goes behind the site's own rule, which the site pays anyway (\`gateway.domain\`'s load balancer, which the program does create, bills its rule).`,
   );
   return lines.join('\n');
 }
@@ -491,6 +511,94 @@ function claimsTable(): string {
     '| Before #97: an identity claim an event; redeliveries asked the ledger in BigQuery | 1,000,000 | 0 | $1.20 + queries | the ledger check: ~46 GB billed a check at 1,000 events/s |',
     '',
     `Firestore Standard, regional, as last known (unverified offline): $${f.writePer100k} per 100,000 writes, $${f.deletePer100k} per 100,000 deletes (a TTL deletion is one), $${f.readPer100k} per 100,000 reads, $${f.storagePerGibMonth} per GiB-month stored; ${CLAIM_RETRY_SHARE * 100} % of deliveries retried, copied or replayed (a claim, a read, a settlement each). No field is indexed.`,
+  ].join('\n');
+}
+
+/**
+ * Pub/Sub per million events by topology (core/deploy/bill.ts, pubsubBytesPerEvent): what ships,
+ * a topic per destination, and producers' batches as one message, for the example's 4 destinations.
+ */
+function pubsubTable(): string {
+  const example = exampleSettings();
+  const subscriptions = plan(example).destinations.length;
+  const shapes = [
+    { eventBytes: 1000, eventsPerRequest: 1, destinationsPerEvent: 2 },
+    { eventBytes: 300, eventsPerRequest: 10, destinationsPerEvent: 2 },
+  ];
+  const first = shapes[0] as (typeof shapes)[number];
+  const cell = (t: PubSubTopology, shape: (typeof shapes)[number]) =>
+    `$${(((pubsubBytesPerEvent(t, shape, subscriptions) * 1e6) / 2 ** 40) * PRICES.pubsubPerTib).toFixed(2)}`;
+  const row = (name: string, t: PubSubTopology, keeps: string) =>
+    `| ${name} | ${shapes.map((shape) => cell(t, shape)).join(' | ')} | ${keeps} |`;
+  return [
+    `| Pub/Sub per million events, 2 deliveries an event of ${subscriptions} destinations | 1,000-byte events, one a request | 300-byte events, 10 a request | what it keeps, what it needs |`,
+    '| --- | ---: | ---: | --- |',
+    row(
+      '**Shipped**: one `deliveries` topic, a filtered subscription per destination',
+      'filtered',
+      `per-destination retry, dead letters and alerts; each delivery message billed by all ${subscriptions} subscriptions`,
+    ),
+    row(
+      'Modelled, not built: a topic per destination (`deliveries-<id>`), one subscription each',
+      'topic-per-destination',
+      'the same isolation, each delivery billed once; plan(), store’s publish, replay and re-drive name the topic, and a deployed stack moves its backlogs over',
+    ),
+    row(
+      'Modelled, not built: a topic per destination, a producer’s batch one message (events and deliveries)',
+      'batched',
+      'the same; pays only under 1,000 bytes an event (Pub/Sub bills at least 1,000 bytes a message), and forward then sends a batch per push',
+    ),
+    '',
+    `Pub/Sub at $${PRICES.pubsubPerTib}/TiB of messages published and delivered, at least 1,000 bytes a message (the model's reading; Google's page words the minimum per request, so a batched publish may bill less); ${CLAIM_RETRY_SHARE * 100} % of deliveries pushed again. Recommended next: a topic per destination (${cell('filtered', first)} → ${cell('topic-per-destination', first)} a million here), since it keeps every per-destination promise; batching pays only for small events.`,
+  ].join('\n');
+}
+
+/**
+ * The busy month per million events of the example at its stated rate, per billing, as built and
+ * with the designs modelled (a topic per destination, claims per batch): where #97's goal stands.
+ */
+function floorTable(): string {
+  const example = exampleSettings();
+  const billed = (billing: 'request' | 'instance') => {
+    const s: Settings =
+      billing === 'request'
+        ? example
+        : {
+            ...example,
+            cost: {
+              ...example.cost,
+              billing: { store: 'instance', forward: 'instance', gateway: 'instance' },
+            },
+          };
+    const p = plan(s);
+    return { p, shape: trafficShape(s, p.destinations.length) };
+  };
+  const perMillion = (billing: 'request' | 'instance', design: Design) => {
+    const { p, shape } = billed(billing);
+    const b = monthlyBill(p, 'busy', shape, design);
+    return b.total / (b.events / 1e6);
+  };
+  const designs: readonly [string, Design][] = [
+    ['**As built**', BUILT],
+    ['Modelled: a topic per destination', { topology: 'topic-per-destination', claims: 'per-delivery' }],
+    [
+      `Modelled: claims per batch (${EVENTS_PER_BATCH} events)`,
+      { topology: 'filtered', claims: 'per-batch' },
+    ],
+    ['Modelled: both', { topology: 'topic-per-destination', claims: 'per-batch' }],
+  ];
+  const rate = billed('request').shape.eventsPerSecond.toLocaleString('en-US');
+  const built = perMillion('instance', BUILT);
+  const best = Math.min(...designs.map(([, d]) => perMillion('instance', d)));
+  return [
+    `| Busy per million events, the example at its stated ${rate} events/s (the bill, free tiers off) | request-based (as shipped) | instance-based (recommended) |`,
+    '| --- | ---: | ---: |',
+    ...designs.map(
+      ([name, d]) =>
+        `| ${name} | $${perMillion('request', d).toFixed(2)} | $${perMillion('instance', d).toFixed(2)} |`,
+    ),
+    '',
+    `#97's goal, busy ≤ $0.50 per million at the recommended billing: ${built <= 0.5 ? 'met' : `not met ($${built.toFixed(2)} as built, $${best.toFixed(2)} with every design modelled here)`}.`,
   ].join('\n');
 }
 

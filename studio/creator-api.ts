@@ -9,8 +9,9 @@
  *   that never expires only when asked with `"expires": "never"`.
  * - `send`: the sample posted to the gateway's translator endpoint with such a token, exactly
  *   as a producer would (the page cannot: the gateway is another origin).
- * - `arrivals`: what the warehouse holds since a moment for an event: its typed view's rows and
- *   the delivery ledger per destination and status.
+ * - `arrivals`: what the warehouse holds since a moment for an event (`event`), or for each event
+ *   of an endpoint of several types (`events`, at most MAX_EVENTS): the typed views' rows (each
+ *   with its `event_name`) and the delivery ledger per event, destination and status.
  * - `limits`: the gateway's accepted event_time window (the settings' `limits`), so the page's
  *   check of the sample rows is the endpoint's, window included.
  * - `signed-send`: the sample signed with the chosen scheme and secret and posted as the vendor
@@ -218,28 +219,61 @@ async function sendSample(gatewayUrl: string, body: Record<string, unknown>): Pr
   );
 }
 
-/** The event's typed-view rows and the ledger's counts since `since`. */
+/** The most events one `arrivals` call looks at (an endpoint of several types names each). */
+export const MAX_EVENTS = 20;
+
+/** `event`, or `events` (a non-empty list of distinct event names): the names to look at. */
+function eventNames(body: Record<string, unknown>): Step<string[]> {
+  if (body['events'] === undefined) {
+    const one = eventName(body, 'event');
+    return one.ok ? ok([one.value]) : one;
+  }
+  const list = body['events'];
+  if (!Array.isArray(list) || list.length === 0 || list.length > MAX_EVENTS)
+    return invalidField('events', `must be a list of 1 to ${MAX_EVENTS} event names`);
+  const names: string[] = [];
+  for (const [i, item] of list.entries()) {
+    const name = eventName({ [`events[${i}]`]: item }, `events[${i}]`);
+    if (!name.ok) return name;
+    if (names.includes(name.value)) return invalidField(`events[${i}]`, `names ${name.value} twice`);
+    names.push(name.value);
+  }
+  return ok(names);
+}
+
+/** The events' typed-view rows and the ledger's counts since `since`. */
 async function arrivals(
   w: NonNullable<CreatorApiOptions['warehouse']>,
   body: Record<string, unknown>,
 ): Promise<Step<unknown>> {
-  const event = eventName(body, 'event');
-  if (!event.ok) return event;
+  const events = eventNames(body);
+  if (!events.ok) return events;
   const checked = text(body, 'since', 40);
   if (!checked.ok) return checked;
   const since = checked.value;
   if (Number.isNaN(Date.parse(since))) return invalidField('since', 'must be an RFC 3339 timestamp');
-  const name = event.value;
-  const params = { name, since };
-  const [stored, deliveries] = await Promise.all([
-    w.query(
-      `SELECT * FROM ${w.table(name)} WHERE received_at >= TIMESTAMP(@since) ORDER BY received_at, event_id LIMIT 50`,
-      params,
+  const names = events.value;
+  const several = body['events'] !== undefined;
+  // Each event's own typed view (their columns differ) and ledger rows: the one-event queries, per event.
+  const looks = await Promise.all(
+    names.map((name) =>
+      Promise.all([
+        w.query(
+          `SELECT * FROM ${w.table(name)} WHERE received_at >= TIMESTAMP(@since) ORDER BY received_at, event_id LIMIT 50`,
+          { name, since },
+        ),
+        w.query(
+          `SELECT destination, status, COUNT(*) AS events, MAX(reason) AS reason FROM ${w.table(TABLES.deliveries)} WHERE event_name = @name AND recorded_at >= TIMESTAMP(@since) GROUP BY destination, status ORDER BY destination, status`,
+          { name, since },
+        ),
+      ]),
     ),
-    w.query(
-      `SELECT destination, status, COUNT(*) AS events, MAX(reason) AS reason FROM ${w.table(TABLES.deliveries)} WHERE event_name = @name AND recorded_at >= TIMESTAMP(@since) GROUP BY destination, status ORDER BY destination, status`,
-      params,
-    ),
-  ]);
-  return ok({ stored: stored.map(plainValue), deliveries: deliveries.map(plainValue) });
+  );
+  // With several events, each row says whose it is.
+  const tagged = (rows: Row[], i: number) =>
+    rows.map((row) => (several ? { event_name: names[i], ...(plainValue(row) as Row) } : plainValue(row)));
+  return ok({
+    stored: looks.flatMap(([stored], i) => tagged(stored, i)),
+    deliveries: looks.flatMap(([, deliveries], i) => tagged(deliveries, i)),
+  });
 }

@@ -5,6 +5,9 @@
  *   `where` by a dry run, as a single SELECT), keeps it as `replays/<id>.json` in the registry
  *   bucket and publishes a run message; the scheduler's Replay job runs it chunk by chunk with the
  *   CLI's code, never in this request.
+ * - `replay-cancel` `{id}` (apply): asks the scheduler to stop a replay queued or running: the
+ *   Replay job finishes it before its next chunk, its figures so far kept and marked cancelled
+ *   (what was sent stays sent; the same replay run again folds it).
  * - `replays` `{}` (read): the newest replays with where each stands (queued, running with its
  *   figures so far, finished, given up), read from their objects and their locks.
  * - `sync-status` `{name}` (read): where a sync's run stands, from its lock (what
@@ -33,6 +36,7 @@ import { checkedName, invalidField, notConfigured } from './request.ts';
 
 export const REPLAY_ACTIONS: Readonly<Record<string, 'read' | 'apply'>> = Object.freeze({
   'replay-start': 'apply',
+  'replay-cancel': 'apply',
   replays: 'read',
   'sync-status': 'read',
   'alert-test': 'apply',
@@ -69,6 +73,7 @@ export async function replayAction(
   if (action === 'replays') return ok({ replays: await list(o, store), destinations: destinations(o) });
   if (action === 'sync-status') return syncStatus(o, body);
   if (action === 'alert-test') return alertTest(o, body);
+  if (action === 'replay-cancel') return cancel(store, body, author);
   if (action !== 'replay-start') return fail('NOT_FOUND', { resource: `/v1/admin/${action}` });
   if (!o.runs) return notConfigured('it cannot reach the scheduler');
   const parsed = parseReplayRequest(
@@ -109,6 +114,19 @@ export async function replayAction(
     return fail('UNAVAILABLE', { retryAfter: 5, detail: `the scheduler: ${(err as Error).message}` });
   }
   return ok({ replay: { ...record, state: 'queued' } });
+}
+
+async function cancel(
+  store: ReplayStore,
+  body: Record<string, unknown>,
+  author: string,
+): Promise<Step<unknown>> {
+  const id = body['id'];
+  if (typeof id !== 'string' || id === '') return invalidField('id', 'must name a replay (its id)');
+  const record = await store.requestCancel(id, author, new Date());
+  if (!record) return fail('NOT_FOUND', { resource: `replays/${id}` });
+  if (record.status === 'finished') return invalidField('id', `replay ${id} has finished: nothing to cancel`);
+  return ok({ replay: record });
 }
 
 function destinations(o: ReplayApiOptions) {

@@ -12,15 +12,23 @@
  * under the destination's `base_url` when it has one. Outside a run the original is used. Only
  * `forward-catalog` (and tests) load this file: ~90 MB of dependencies stay out of `forward`.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { EGRESS_REFUSED, EGRESS_REFUSED_CODE, hostAllowed } from '../../core/egress/policy.ts';
 import type { StoredEvent } from '../../core/event.ts';
 import type { Outcome } from '../../core/platforms/driver.ts';
-import type { PlatformAnswer } from '../../core/platforms/platform-answer.ts';
+import { type PlatformAnswer, scrubText } from '../../core/platforms/platform-answer.ts';
 import { catalogAnswer } from '../../core/platforms/segment-action/answer.ts';
+import {
+  type BatchableAction,
+  type Batching,
+  batchingOf,
+  errorOfNode,
+  type MultiStatusNode,
+} from '../../core/platforms/segment-action/batching.ts';
+import { environmentOf, environmentRoles } from '../../core/platforms/segment-action/environment.ts';
+import { compileFql } from '../../core/platforms/segment-action/fql.ts';
 import { OAUTH_ROLES } from '../../core/platforms/segment-action/oauth.ts';
 import { createAccessTokens, type TokenEntry } from '../../core/platforms/segment-action/oauth-tokens.ts';
 import { NETWORK_ERROR_CODE, outcomeOfError } from '../../core/platforms/segment-action/outcome.ts';
@@ -31,24 +39,40 @@ import {
   type PresetField,
   presetOf,
 } from '../../core/platforms/segment-action/presets.ts';
+import {
+  type RefreshTokenVersions,
+  type RotationClock,
+  refreshUnderClaim,
+} from '../../core/platforms/segment-action/refresh-rotation.ts';
 import { ACCESS_TOKEN_ROLE } from '../../core/platforms/segment-action/roles.ts';
 import { NO_IP, segmentEventOf } from '../../core/platforms/segment-action/segment-event.ts';
 import type { Destination } from '../../schemas/settings.ts';
 import type { EgressInit } from '../egress.ts';
+import type { Batches } from './batches.ts';
+import { type ActionRequest, current, type RunContext } from './run-context.ts';
 
 /** What the runtime is given besides the event and the destination: the network and the clock. */
 export interface RunIo {
   readonly fetch: typeof fetch;
   readonly now: Date;
+  /**
+   * The refresh-token secret's versions by secret name, where the secrets are Secret Manager's: a
+   * refresh is then made under the claim of refresh-rotation.ts and a rotated token written back
+   * as a new version. Without it (tests, the conformance run) a rotated token lives in memory.
+   */
+  readonly refreshTokens?: RefreshTokenStore;
+  /**
+   * The instance's open batches (batches.ts): a run that Segment batches (batching.ts) joins one
+   * and is sent by the action's `performBatch`. Absent (the conformance run, previews): each
+   * event is performed alone.
+   */
+  readonly batches?: Batches;
 }
 
-/** A request an action made: where (without its query string, which may hold a key) and what came back. */
-export interface ActionRequest {
-  readonly method: string;
-  readonly url: string;
-  readonly status?: number;
-  /** The answer's Retry-After, when it gave one (the forward core holds the destination back). */
-  readonly retryAfter?: string;
+/** Where refresh tokens survive the instance (forward-catalog's index.ts builds it). */
+export interface RefreshTokenStore {
+  versions(secret: string): RefreshTokenVersions;
+  readonly clock: RotationClock;
 }
 
 export interface RunResult {
@@ -76,7 +100,13 @@ interface LoadedDefinition {
   readonly name: string;
   readonly authentication?: { readonly scheme?: string; readonly refreshAccessToken?: unknown };
   readonly actions: Readonly<
-    Record<string, { readonly defaultSubscription?: string; readonly fields: Record<string, PresetField> }>
+    Record<
+      string,
+      BatchableAction & {
+        readonly defaultSubscription?: string;
+        readonly fields: Record<string, PresetField>;
+      }
+    >
   >;
   /** Segment's presets: an action, a subscription and a mapping each (presets.ts reads them). */
   readonly presets?: readonly Readonly<Record<string, unknown>>[];
@@ -87,10 +117,10 @@ interface CoreDestination {
   validateSettings(settings: Record<string, unknown>): void;
   onSubscription(
     subscription: { subscribe: string; partnerAction: string; mapping: Record<string, unknown> },
-    event: Record<string, unknown>,
+    event: Record<string, unknown> | readonly Record<string, unknown>[],
     settings: Record<string, unknown>,
     auth: Record<string, unknown>,
-  ): Promise<readonly { readonly output?: unknown }[]>;
+  ): Promise<readonly { readonly output?: unknown; readonly multistatus?: readonly MultiStatusNode[] }[]>;
   /** actions-core's call of the definition's `refreshAccessToken` (undefined when it has none). */
   refreshAccessToken(
     settings: Record<string, unknown>,
@@ -103,28 +133,14 @@ const require = createRequire(import.meta.url);
 /** Folder names only: a slug never walks out of the destinations folder. */
 const SLUG = /^[a-z0-9][a-z0-9-]{0,127}$/;
 
-/** The run in progress, for the fetch dispatcher. */
-interface RunContext {
-  readonly fetch: typeof fetch;
-  readonly baseUrl: string | undefined;
-  /** The destination's `allowed_hosts`: its actions send nowhere else (docs/security.md, "Egress"). */
-  readonly allowedHosts: readonly string[] | undefined;
-  readonly requests: ActionRequest[];
-  readonly bodies: string[];
-  /** The last answer, as the ledger keeps it (answer.ts). */
-  answer?: PlatformAnswer;
-  /**
-   * Set while Segment's `refreshAccessToken` runs: its requests are listed, but their bodies
-   * (credentials) are not kept, the token endpoint's answer is not the platform's, and the
-   * answer's `expires_in` is noted here.
-   */
-  readonly refreshing?: { expiresIn?: number };
-}
-const current = new AsyncLocalStorage<RunContext>();
-
 /** actions-core's CommonJS build, the one the destinations require (not its ESM build: another instance). */
 interface CoreModule {
   readonly Destination: new (definition: LoadedDefinition) => CoreDestination;
+  /** mapping-kit's resolution of a mapping against an event (a batch's keys). */
+  readonly transform: (
+    mapping: Record<string, unknown>,
+    data: Record<string, unknown>,
+  ) => Record<string, unknown>;
 }
 interface FetchModule {
   default: (request: NodeFetchRequest) => Promise<unknown>;
@@ -313,12 +329,14 @@ export async function runSegmentEvent(
   secrets: Readonly<Record<string, string>>,
   io: RunIo,
 ): Promise<RunResult> {
+  const env = environmentOf(destination.destination ?? '', secrets);
   const run: RunContext = {
     fetch: io.fetch,
     baseUrl: destination.base_url,
     allowedHosts: destination.allowed_hosts,
     requests: [],
     bodies: [],
+    ...(Object.keys(env).length > 0 ? { env } : {}),
   };
   const thrown: unknown[] = [];
   const tokens: string[] = [];
@@ -347,7 +365,7 @@ export async function runSegmentEvent(
   const secretValues = Object.values(secrets);
   // An OAuth connection's token: the cached one, the one configured, else a refresh before the first call.
   const session = auth.oauth
-    ? oauthSession(auth.oauth, destination, core, auth.settings, run, tokens)
+    ? oauthSession(auth.oauth, destination, core, auth.settings, run, tokens, io.refreshTokens)
     : undefined;
   const outcomes: { action: string; outcome: Outcome }[] = [];
   // One action after another: the requests of one event keep their order at the platform.
@@ -365,15 +383,23 @@ export async function runSegmentEvent(
     if (subscribe === undefined) continue;
     const mapping = effectiveMapping(action.fields, step.setting?.mapping, step.preset);
     const before = run.requests.length;
+    const batching = io.batches ? batchingOf(action, mapping) : undefined;
+    const fql = batching ? compileFql(subscribe) : undefined;
+    // Not taken by the subscription: as an event alone, nothing to send (an unreadable one runs alone, and says so).
+    if (fql && fql.error === undefined && !fql.takes(segmentEvent)) continue;
     const perform = async (token: string | undefined) => {
       const withToken = session && token !== undefined ? session.apply(token) : auth;
-      return current.run(run, () =>
-        core.onSubscription(
-          { subscribe, partnerAction: step.action, mapping },
+      const subscription = { subscribe, partnerAction: step.action, mapping };
+      if (io.batches && batching && fql?.error === undefined)
+        return inBatch(
+          io.batches,
+          batching,
+          { slug: destination.id, core, subscription, ...withToken },
           segmentEvent,
-          withToken.settings,
-          withToken.auth,
-        ),
+          run,
+        );
+      return current.run(run, () =>
+        core.onSubscription(subscription, segmentEvent, withToken.settings, withToken.auth),
       );
     };
     let results: Awaited<ReturnType<typeof perform>>;
@@ -407,6 +433,99 @@ export async function runSegmentEvent(
     });
   }
   return result(outcomes);
+}
+
+/** What one batch is sent with: the same for each of its events (its key says so). */
+interface BatchCall {
+  /** The destination's id: batches never mix destinations. */
+  readonly slug: string;
+  readonly core: CoreDestination;
+  readonly subscription: { subscribe: string; partnerAction: string; mapping: Record<string, unknown> };
+  readonly settings: Record<string, unknown>;
+  readonly auth: Record<string, unknown>;
+}
+
+/** An event in a batch, and the run it belongs to (the batch's requests are its requests too). */
+interface BatchItem {
+  readonly event: Record<string, unknown>;
+  readonly run: RunContext;
+}
+
+/**
+ * One event's run of a batched action: it joins the open batch of its destination, action,
+ * settings and token (and the values of the action's batch keys), and its entry of the batch's
+ * multi-status answer is its result; a failed entry is thrown as the action would have thrown
+ * it for the event alone, so the outcome (and a refresh after a refused token) is the same.
+ */
+async function inBatch(
+  batches: Batches,
+  batching: Batching,
+  call: BatchCall,
+  event: Record<string, unknown>,
+  run: RunContext,
+): Promise<readonly { readonly output?: unknown }[]> {
+  const mapping = call.subscription.mapping;
+  const shared =
+    batching.keys.length > 0
+      ? actionsCore().transform(
+          Object.fromEntries(
+            batching.keys.filter((k) => Object.hasOwn(mapping, k)).map((k) => [k, mapping[k]]),
+          ),
+          event,
+        )
+      : {};
+  const key = createHash('sha256')
+    .update(JSON.stringify([call.slug, call.subscription, call.settings, call.auth, run.env, shared]))
+    .digest('base64url');
+  const before = run.requests.length;
+  const node = await batches.add<BatchItem, MultiStatusNode>(key, { event, run }, batching, (items) =>
+    sendBatch(call, items),
+  );
+  const failed = errorOfNode(node, run.requests.length > before ? run.requests.at(-1)?.status : undefined);
+  if (failed) throw failed;
+  return [{ output: node }];
+}
+
+/** A multi-status answer without an entry for an event: as actions-core answers it, worth another attempt. */
+const NO_ENTRY: MultiStatusNode = {
+  status: 500,
+  errormessage: "the action's multi-status answer has no entry for the event",
+};
+
+/** Sends a batch by the action's `performBatch` (actions-core's own batch path): one entry per event. */
+async function sendBatch(call: BatchCall, items: readonly BatchItem[]): Promise<readonly MultiStatusNode[]> {
+  const first = items[0] as BatchItem;
+  const batchRun: RunContext = {
+    fetch: first.run.fetch,
+    baseUrl: first.run.baseUrl,
+    allowedHosts: first.run.allowedHosts,
+    requests: [],
+    bodies: [],
+    ...(first.run.env ? { env: first.run.env } : {}),
+  };
+  let entries: readonly MultiStatusNode[] = [];
+  try {
+    const results = await current.run(batchRun, () =>
+      call.core.onSubscription(
+        call.subscription,
+        items.map((i) => i.event),
+        call.settings,
+        call.auth,
+      ),
+    );
+    entries = results.find((r) => Array.isArray(r.multistatus))?.multistatus ?? [];
+    return items.map((_, i) => entries[i] ?? NO_ENTRY);
+  } finally {
+    // Each event's run made the batch's requests: its row, its breaker and its limiter learn from
+    // them. What it carried is its own entry's payload (`sent`) when the answer names it.
+    items.forEach(({ run }, i) => {
+      run.requests.push(...batchRun.requests);
+      const sent = entries[i]?.sent;
+      if (sent !== undefined) run.bodies.push(JSON.stringify(sent));
+      else run.bodies.push(...batchRun.bodies);
+      if (batchRun.answer) run.answer = batchRun.answer;
+    });
+  }
 }
 
 /** A refresh that failed, apart from the action's own failures: its reason names the connection. */
@@ -459,7 +578,16 @@ function refreshFailed(
   destination: Readonly<Destination>,
   secrets: readonly string[],
 ): Outcome {
-  const o = outcomeOfError(action, err, secrets);
+  const e = err as { code?: unknown; response?: unknown };
+  // The definition refused to try (its client id or secret, its refresh token missing: LinkedIn's
+  // `Missing client ID`, thrown as a 500): nothing was sent, and no retry gives what the settings lack.
+  const o: Outcome =
+    e.code === 'OAUTH_REFRESH_FAILED' && e.response === undefined
+      ? {
+          status: 'rejected',
+          reason: `${action}: ${scrubText(err.message, secrets)} (the oauth2 connection's client_id, client_secret and refresh_token: eventbus connect)`,
+        }
+      : outcomeOfError(action, err, secrets);
   if (o.status === 'delivered') return o;
   // The token endpoint refused the credentials (invalid_grant, invalid_client): only a new consent fixes it.
   const refused = o.status === 'rejected' && o.httpStatus !== undefined;
@@ -516,30 +644,42 @@ function oauthSession(
   settings: Record<string, unknown>,
   run: RunContext,
   obtained: string[],
+  store: RefreshTokenStore | undefined,
 ): OAuthSession {
   const c = oauth.credentials;
   // Per connection and per credential: a rotated secret (another refresh token, another client) starts afresh.
   const key = createHash('sha256')
     .update(`${destination.connection ?? destination.id}\0${c.clientId}\0${c.refreshToken}`)
     .digest('base64url');
+  // The secret the connection's refresh token is kept in: there a rotated one survives the instance.
+  const secret = destination.secrets?.[OAUTH_ROLES.refresh_token];
   const refresh = async (stale: string | undefined): Promise<TokenEntry> => {
     const cached = ACCESS_TOKENS.current(key);
     const refreshing: { expiresIn?: number } = {};
-    const answered = await current.run({ ...run, refreshing }, () =>
-      core.refreshAccessToken(settings, {
-        accessToken: stale ?? '',
-        refreshToken: cached?.refreshToken ?? c.refreshToken,
-        clientId: c.clientId,
-        clientSecret: c.clientSecret,
-      }),
-    );
-    const accessToken = answered?.accessToken;
+    const call = async (refreshToken: string) => {
+      const answered = await current.run({ ...run, refreshing }, () =>
+        core.refreshAccessToken(settings, {
+          accessToken: stale ?? '',
+          refreshToken,
+          clientId: c.clientId,
+          clientSecret: c.clientSecret,
+        }),
+      );
+      const rotated = typeof answered?.refreshToken === 'string' ? answered.refreshToken : undefined;
+      if (rotated) obtained.push(rotated);
+      return { accessToken: answered?.accessToken, ...(rotated ? { refreshToken: rotated } : {}) };
+    };
+    const answered =
+      store && secret
+        ? await refreshUnderClaim(secret, store.versions(secret), call, store.clock)
+        : await call(cached?.refreshToken ?? c.refreshToken);
+    const accessToken = answered.accessToken;
     if (typeof accessToken !== 'string' || accessToken === '')
       throw Object.assign(new Error('the token endpoint answered no access token'), {
         name: 'InvalidAuthenticationError',
         code: 'OAUTH_REFRESH_FAILED',
       });
-    const rotated = typeof answered?.refreshToken === 'string' ? answered.refreshToken : cached?.refreshToken;
+    const rotated = answered.refreshToken ?? cached?.refreshToken;
     return {
       accessToken,
       ...(refreshing.expiresIn !== undefined ? { expiresAt: Date.now() + refreshing.expiresIn * 1000 } : {}),
@@ -615,7 +755,10 @@ function authOf(
     [OAUTH_ROLES.client_secret]: clientSecret,
     ...rest
   } = secrets;
-  const settings = { ...config, ...rest };
+  // What Segment reads from its environment is not a setting of the destination's (environment.ts).
+  const own: Record<string, string> = { ...rest };
+  for (const { role } of environmentRoles(slug)) delete own[role];
+  const settings = { ...config, ...own };
   if (!oauth)
     return { ok: true, settings: token ? { ...settings, [ACCESS_TOKEN_ROLE]: token } : settings, auth: {} };
   const canRefresh = typeof definition.authentication?.refreshAccessToken === 'function';

@@ -14,6 +14,7 @@ export * as geo from './geo.ts';
 export * as key from './key.ts';
 export * as local from './local.ts';
 export * as preview from './preview.ts';
+export * as reconcile from './reconcile.ts';
 export * as replay from './replay.ts';
 export * as resources from './resources.ts';
 export * as rule from './rule.ts';

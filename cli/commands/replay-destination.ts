@@ -19,14 +19,21 @@ import {
   definedEvent,
   parseStamp,
 } from '../../core/definitions/defined-events.ts';
+import {
+  laterConsentParams,
+  laterConsentQuery,
+  wentLiveOf,
+  wentLiveQuery,
+} from '../../core/delivery/backfill.ts';
 import type { LedgerEntry } from '../../core/delivery/ledger.ts';
 import type { DeliveryMessage } from '../../core/delivery/message.ts';
-import { sliceQuery } from '../../core/delivery/replay.ts';
+import { sliceQuery, storedEventFromRow } from '../../core/delivery/replay.ts';
 import { sliceSender } from '../../core/delivery/slice-replay.ts';
+import type { StoredEvent } from '../../core/event.ts';
 import { whereProblem } from '../../core/scheduler/replays.ts';
 import type { Destination, Settings } from '../../schemas/settings.ts';
 import { loadEnvironment, projectOf, pubsubClient, warehouseClient } from '../environment.ts';
-import { CliError, renderRows } from '../output.ts';
+import { CliError, type OutputFormat, renderRows } from '../output.ts';
 import { type DestinationReplayOptions, parseLimit, pubSubPullSource } from './backlog.ts';
 import { selectOnly } from './sql.ts';
 
@@ -74,6 +81,12 @@ export async function replayDestinationSlice(input: {
   /** `--force`: send again what the destination already has (core/delivery/slice-replay.ts). */
   readonly force?: boolean;
   readonly now?: () => Date;
+  /** When the destination went live (core/delivery/backfill.ts): earlier events are a backfill. */
+  readonly wentLive?: () => Promise<Date>;
+  /** The persons' later events that carry consent (core/delivery/backfill.ts laterConsentQuery). */
+  readonly laterConsent?: (events: readonly StoredEvent[]) => Promise<readonly StoredEvent[]>;
+  /** Aborted: stop after the page being sent, and say so (Ctrl-C). */
+  readonly signal?: AbortSignal;
   readonly onStart?: (total: number) => void;
   readonly onProgress?: (report: DestinationReplayReport) => void;
 }): Promise<DestinationReplayReport> {
@@ -83,6 +96,7 @@ export async function replayDestinationSlice(input: {
     from: input.from,
     to: input.to,
   });
+  const wentLive = await input.wentLive?.();
   input.onStart?.(rows.length);
   const report: DestinationReplayReport = {
     destination: destination.id,
@@ -91,6 +105,9 @@ export async function replayDestinationSlice(input: {
     republished: 0,
     skipped: 0,
     failed: 0,
+    backfilled: 0,
+    ...(wentLive ? { went_live: wentLive.toISOString() } : {}),
+    reasons: {},
   };
   const batchSize = input.batchSize ?? 500;
   const sender = sliceSender({
@@ -100,14 +117,23 @@ export async function replayDestinationSlice(input: {
     ...(input.definition ? { definition: input.definition } : {}),
     ...(input.force ? { force: true } : {}),
     ...(input.now ? { now: input.now } : {}),
+    ...(wentLive ? { wentLive } : {}),
+    ...(input.laterConsent ? { laterConsent: input.laterConsent } : {}),
   });
   for (let i = 0; i < rows.length; i += batchSize) {
+    if (input.signal?.aborted) {
+      report.cancelled = true;
+      break;
+    }
     const page = rows.slice(i, i + batchSize);
     try {
       const sent = await sender.page(page);
       report.read += page.length;
       report.republished += sent.republished;
       report.skipped += sent.skipped;
+      report.backfilled = (report.backfilled ?? 0) + sent.backfilled;
+      for (const [reason, n] of Object.entries(sent.reasons))
+        (report.reasons as Record<string, number>)[reason] = (report.reasons?.[reason] ?? 0) + n;
     } catch (err) {
       // A slice replay is idempotent: run it again to finish; say where it stopped.
       report.failed += rows.length - i;
@@ -118,6 +144,21 @@ export async function replayDestinationSlice(input: {
     input.onProgress?.({ ...report });
   }
   return report;
+}
+
+/**
+ * The summary of a replay: one row of figures, then (a slice) each reason events were not sent
+ * with its count, the platform's age limit named: a table, or the report itself as JSON.
+ */
+export function replaySummary(report: DestinationReplayReport, format: OutputFormat): string {
+  const { reasons, ...figures } = report;
+  if (format === 'json') return renderRows([{ ...report, error: report.error ?? '' }], format);
+  const head = renderRows([{ ...figures, error: report.error ?? '' }], format);
+  const refused = Object.entries(reasons ?? {}).map(([reason, events]) => ({
+    events,
+    not_sent_because: reason,
+  }));
+  return refused.length === 0 ? head : `${head}\n${renderRows(refused, format)}`;
 }
 
 function parseTime(flag: string, text: string | undefined): Date {
@@ -168,10 +209,22 @@ export async function runDestinationReplay(
     }
   };
   let report: DestinationReplayReport;
+  // Ctrl-C cancels: the page being sent finishes, the rest is left, the summary says so.
+  const cancel = new AbortController();
+  const onInterrupt = () => cancel.abort();
+  if (slice) process.once('SIGINT', onInterrupt);
   try {
     if (from && to) {
       const bigquery = await warehouseClient(p, env, options.dataDir);
       const ledger = createLedgerWriter(createLedgerBigQueryWriter(bigquery, p.dataset));
+      const rowsOf = async (
+        query: string,
+        params: Record<string, unknown>,
+        types?: Record<string, string[]>,
+      ) =>
+        (
+          await bigquery.query({ query, params, ...(types ? { types } : {}), useLegacySql: false })
+        )[0] as Record<string, unknown>[];
       report = await replayDestinationSlice({
         settings,
         project,
@@ -187,6 +240,15 @@ export async function runDestinationReplay(
         publish: (m) => publisher.publish(m),
         writeLedger: (e) => ledger.write(e),
         definition: (stamp) => definitionFromStudio(options, stamp, write),
+        wentLive: async () =>
+          wentLiveOf(await rowsOf(wentLiveQuery(project, p.dataset), { destination: id }), new Date()),
+        laterConsent: async (events) => {
+          const params = laterConsentParams(events);
+          if (!params) return [];
+          const types = { users: ['STRING'], anonymous: ['STRING'] };
+          return (await rowsOf(laterConsentQuery(project, p.dataset), params, types)).map(storedEventFromRow);
+        },
+        signal: cancel.signal,
         onStart: (total) =>
           bar.start(Math.max(1, total), 0, {
             destination: id,
@@ -213,13 +275,18 @@ export async function runDestinationReplay(
       }
     }
   } finally {
+    process.removeListener('SIGINT', onInterrupt);
     bar.stop();
     await publisher.close();
     await pubsub.close();
   }
-  write(renderRows([{ ...report, error: report.error ?? '' }], options.format));
+  write(replaySummary(report, options.format));
   if (report.failed > 0)
     throw new CliError(`${report.failed} not re-sent: ${report.error ?? 'unknown error'}`);
+  if (report.cancelled)
+    throw new CliError(
+      `cancelled after ${report.read} rows: run the same replay again to finish (what was sent folds)`,
+    );
 }
 
 /**

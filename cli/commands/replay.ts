@@ -172,6 +172,11 @@ export function register(program: Command): void {
         '  eventbus replay --destination webhook --dead-letters',
         '  eventbus replay --destination meta --from 2026-01-01 --to 2026-01-02 --where "event_name = \'purchase\'"',
         '  eventbus replay --destination meta --from 2026-01-01 --to 2026-01-02 --force   # after a mapping change',
+        '',
+        'A slice of events stored before the destination went live (its first ledger row outside a',
+        "replay) is a backfill: its rows say backfill = true, and what the platform's age limit refuses",
+        'is skipped and named in the summary. Ctrl-C stops after the page being sent; run it again to',
+        'finish: what was sent folds.',
       ].join('\n'),
     )
     .action(async (options: ReplayOptions & DestinationReplayOptions, command: Command) => {

@@ -28,7 +28,7 @@ export function register(program: Command): void {
       const { retryBudgetWarnings } = await import('../../core/plan-warnings/retry-budget.ts');
       const { addressWarnings } = await import('../../core/settings.ts');
       const { buildRegionWarnings } = await import('../../core/plan-warnings/build-regions.ts');
-      const { billingAdvice } = await import('../../core/deploy/billing-advice.ts');
+      const { billingAdvice, billingRecommendation } = await import('../../core/deploy/billing-advice.ts');
       const { studioIapWarnings } = await import('../../core/deploy/studio-iap.ts');
       const { retentionWarnings } = await import('../../core/plan-warnings/retention.ts');
       const { minInstancesWarnings } = await import('../../core/plan-warnings/min-instances.ts');
@@ -36,8 +36,11 @@ export function register(program: Command): void {
       const { apiSunsetWarnings } = await import('../../core/plan-warnings/api-sunset.ts');
       const { webhookFormatWarnings } = await import('../../core/platforms/webhook/warnings.ts');
       const { catalogActionWarnings } = await import('../../core/plan-warnings/catalog-actions.ts');
+      const { siteUrlMapWarnings } = await import('../../core/deploy/site-url-map.ts');
       const warn = command.configureOutput().writeErr ?? ((t: string) => process.stderr.write(t));
+      const recommended = billingRecommendation(settings, plan);
       for (const w of [
+        ...(recommended ? [recommended.message] : []),
         ...retryBudgetWarnings(plan),
         ...addressWarnings(settings),
         ...buildRegionWarnings(plan),
@@ -48,6 +51,7 @@ export function register(program: Command): void {
         ...apiSunsetWarnings(settings, new Date()),
         ...catalogActionWarnings(settings),
         ...webhookFormatWarnings(settings, new Date()),
+        ...siteUrlMapWarnings(settings),
         ...billingAdvice(settings, plan).map((a) => a.message),
       ])
         warn(`warning: ${w}\n`);

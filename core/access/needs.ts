@@ -16,12 +16,14 @@ import { GOOGLE_ADS_BASE_URL } from '../platforms/google-ads/driver.ts';
 import { GOOGLE_ADS_PLATFORM } from '../platforms/google-ads/index.ts';
 import type { Platform } from '../platforms/platform.ts';
 import { PLATFORMS } from '../platforms/platforms.ts';
+import { rotatedRefreshTokenSecrets } from '../platforms/segment-action/oauth.ts';
 import { ERASURE_REQUESTS_PREFIX, SUPPRESSION_OBJECT } from '../privacy/erasure.ts';
 import { indexPath } from '../registry/registry.ts';
 import { REPLAYS_PREFIX } from '../scheduler/replays.ts';
 import { SECRET_ACCESS, TRANSLATOR_SECRET_PREFIX } from '../translate/translator-secrets.ts';
 import { PLATFORM_DIAGNOSTICS_TABLE } from '../warehouse/platform-diagnostics.ts';
 import { PRIVACY_TABLES } from '../warehouse/privacy-audit.ts';
+import { PLATFORM_COUNTS_TABLE } from '../warehouse/reconciliation.ts';
 import { OPS_TABLES, TABLES, VIEWS } from '../warehouse/warehouse.ts';
 import { gatewaySecrets, SESSION_SALT } from './gateway-secrets.ts';
 
@@ -253,6 +255,18 @@ export function accessNeeds(plan: Plan, settings: Readonly<Settings>): AccessNee
         'adapters/secrets.ts',
       );
   }
+  // An OAuth connection's rotated refresh token, written back; a refresh claimed by disabling the
+  // newest version with its etag (core/platforms/segment-action/refresh-rotation.ts, issue #100).
+  if (deliverers.includes('forward-catalog'))
+    for (const s of rotatedRefreshTokenSecrets(settings))
+      for (const verb of ['get', 'disable', 'enable', 'add'])
+        need(
+          'forward-catalog',
+          `secretmanager.versions.${verb}`,
+          `${p}/secrets/${s}`,
+          'OAuth refresh tokens that survive the instance (rotation written back)',
+          'adapters/secret-versions.ts',
+        );
 
   // schedule: re-drive, alerts, syncs, replays, locks, ledger reads; the secrets connections name
   // (none for a google_ads_audience connection without `credentials`: its own account calls).
@@ -304,6 +318,13 @@ export function accessNeeds(plan: Plan, settings: Readonly<Settings>): AccessNee
     table(plan.dataset, TABLES.events),
     'models, syncs and slices read events',
     'functions/schedule/models.ts',
+  );
+  need(
+    'schedule',
+    'bigquery.tables.updateData',
+    table(plan.dataset, PLATFORM_COUNTS_TABLE),
+    'what the platforms counted',
+    'functions/schedule/platform-counts.ts',
   );
   for (const t of modelPlan(settings).tables)
     need(

@@ -31,6 +31,8 @@ export const DEFAULT_CLEAR_AFTER = 2;
 export const DEFAULT_MIN_ATTEMPTS = 10;
 export const DEFAULT_MIN_EVENTS = 20;
 export const DEFAULT_PERCENTILE = 95;
+/** The reconciliation alerts' default share: counted (or sent) below 95 % of accepted (or permitted). */
+export const DEFAULT_RECONCILED_SHARE = 0.95;
 
 /** The ledger statuses a failure rate counts as failed (skipped rows are not attempts). */
 export const FAILED_STATUSES = ['rejected', 'failed', 'dead_lettered'] as const;
@@ -40,6 +42,9 @@ function destinationOf(c: AlertCondition): [kind: string, id: string] | undefine
   if ('failure_rate' in c) return ['failure_rate', c.failure_rate.destination];
   if ('latency' in c) return ['latency', c.latency.destination];
   if ('success_drop' in c) return ['success_drop', c.success_drop.destination];
+  if ('counted_below' in c) return ['counted_below', c.counted_below.destination];
+  if ('sent_below' in c) return ['sent_below', c.sent_below.destination];
+  if ('went_quiet' in c) return ['went_quiet', c.went_quiet.destination];
   return undefined;
 }
 
@@ -138,6 +143,8 @@ export interface AlertTables {
   readonly deliveries: string;
   /** The ops dataset's erasure audit (core/warehouse/privacy-audit.ts). */
   readonly erasures: string;
+  /** The events dataset's `reconciliation` view (core/warehouse/reconciliation.ts). */
+  readonly reconciliation: string;
 }
 
 /** How long before a window an erasure it sees completing may have been requested (partition pruning). */
@@ -260,6 +267,50 @@ export function alertQuery(c: AlertCondition, now: Date, t: AlertTables): AlertQ
         since: iso(since),
         until: iso(until),
       },
+    };
+  }
+  if ('counted_below' in c)
+    return {
+      sql: [
+        'SELECT CAST(day AS STRING) AS day, accepted, counted',
+        `FROM ${t.reconciliation}`,
+        'WHERE destination = @destination AND counted IS NOT NULL',
+        '  AND day >= DATE_SUB(DATE(TIMESTAMP(@until)), INTERVAL 2 DAY) AND day <= DATE(TIMESTAMP(@until))',
+        'ORDER BY day DESC LIMIT 1',
+      ].join('\n'),
+      params: { destination: c.counted_below.destination, until: iso(until) },
+    };
+  if ('sent_below' in c)
+    return {
+      sql: [
+        'SELECT IFNULL(SUM(permitted), 0) AS permitted, IFNULL(SUM(sent), 0) AS sent',
+        `FROM ${t.reconciliation}`,
+        'WHERE destination = @destination',
+        '  AND day >= DATE_SUB(DATE(TIMESTAMP(@until)), INTERVAL 1 DAY) AND day <= DATE(TIMESTAMP(@until))',
+      ].join('\n'),
+      params: { destination: c.sent_below.destination, until: iso(until) },
+    };
+  if ('went_quiet' in c) {
+    const params = {
+      destination: c.went_quiet.destination,
+      since: iso(until - HOUR_MS),
+      until: iso(until),
+      before_since: iso(until - HOUR_MS - WEEK_MS),
+      before_until: iso(until - WEEK_MS),
+    };
+    const within = (a: string, b: string) =>
+      `recorded_at >= TIMESTAMP(@${a}) AND recorded_at < TIMESTAMP(@${b})`;
+    return {
+      sql: [
+        'SELECT d.current, d.baseline, s.stored, k.skipped FROM',
+        '  (SELECT COUNTIF(recorded_at >= TIMESTAMP(@since)) AS current, COUNTIF(recorded_at < TIMESTAMP(@before_until)) AS baseline',
+        `   FROM ${t.deliveries} WHERE destination = @destination AND status = 'delivered'`,
+        `   AND ((${within('since', 'until')}) OR (${within('before_since', 'before_until')}))) AS d`,
+        `CROSS JOIN (SELECT COUNT(*) AS stored FROM ${t.events} WHERE ${receivedIn('since', 'until')}) AS s`,
+        'CROSS JOIN (SELECT COUNT(DISTINCT event_id) AS skipped',
+        `   FROM ${t.deliveries} WHERE destination = @destination AND status = 'skipped' AND ${within('since', 'until')}) AS k`,
+      ].join('\n'),
+      params,
     };
   }
   if ('erasure_failures' in c) {
@@ -392,6 +443,49 @@ export function alertReading(c: AlertCondition, row: Readonly<Record<string, unk
       value: points,
       summary: `${figure}: ${moved} points; the threshold is a drop of ${d.drop}`,
     };
+  }
+  if ('counted_below' in c) {
+    const k = c.counted_below;
+    const accepted = n(row, 'accepted');
+    const counted = n(row, 'counted');
+    const below = k.below ?? DEFAULT_RECONCILED_SHARE;
+    const min = k.min_accepted ?? DEFAULT_MIN_EVENTS;
+    if (row['day'] === undefined || row['day'] === null)
+      return {
+        breached: false,
+        value: null,
+        summary: `${k.destination}: no count from the platform in the last three days`,
+      };
+    const share = accepted > 0 ? counted / accepted : 1;
+    const figure = `${k.destination}: the platform counted ${counted} of ${accepted} accepted events (${pct(share)}) on ${String(row['day'])}`;
+    if (accepted < min)
+      return { breached: false, value: null, summary: `${figure}: fewer than ${min}, not judged` };
+    return { breached: share < below, value: share, summary: `${figure}; the threshold is ${pct(below)}` };
+  }
+  if ('sent_below' in c) {
+    const k = c.sent_below;
+    const permitted = n(row, 'permitted');
+    const sent = n(row, 'sent');
+    const below = k.below ?? DEFAULT_RECONCILED_SHARE;
+    const min = k.min_permitted ?? DEFAULT_MIN_EVENTS;
+    const share = permitted > 0 ? sent / permitted : 1;
+    const figure = `${k.destination}: sent ${sent} of ${permitted} permitted events (${pct(share)}) yesterday and today`;
+    // A destination with nothing to send has nothing missing.
+    if (permitted < min)
+      return { breached: false, value: null, summary: `${figure}: fewer than ${min}, not judged` };
+    return { breached: share < below, value: share, summary: `${figure}; the threshold is ${pct(below)}` };
+  }
+  if ('went_quiet' in c) {
+    const q = c.went_quiet;
+    const current = n(row, 'current');
+    const baseline = n(row, 'baseline');
+    const waiting = Math.max(0, n(row, 'stored') - n(row, 'skipped'));
+    const min = q.min_baseline ?? DEFAULT_MIN_EVENTS;
+    const figure = `${q.destination} delivered ${current} events in the last hour against ${baseline} the same hour last week, with ${waiting} stored events for it`;
+    if (baseline < min)
+      return { breached: false, value: null, summary: `${figure}: fewer than ${min} a week ago, not judged` };
+    // Quiet only counts when there was something to send: a destination with nothing to send is fine.
+    return { breached: current === 0 && waiting > 0, value: current, summary: figure };
   }
   if ('erasure_failures' in c) {
     const failed = n(row, 'failed');

@@ -7,6 +7,8 @@
  *   producer's copy (a vendor's late retry, a browser's retry, a crash's redelivery) is one row.
  * - `sends/<delivery id>`: `forward`'s claim on (event identity, destination), taken before the
  *   platform is called, so a copy is one delivery whatever path brought it.
+ * - `pending/<page view digest>`: `store`'s events of a page view decided before its consent
+ *   platform answered, kept for a later answer (core/delivery/consent-wait.ts).
  *
  * The adapters (Cloud Storage objects created with `ifGenerationMatch=0`; a version is the
  * object's generation) implement it; core/claims/send-once.ts and core/store/store.ts decide what
@@ -14,7 +16,7 @@
  */
 
 /** The two key spaces; each is a prefix (Cloud Storage) or a collection. */
-export type ClaimSpace = 'identities' | 'sends';
+export type ClaimSpace = 'identities' | 'sends' | 'pending';
 
 export interface ClaimKey {
   readonly space: ClaimSpace;
@@ -58,6 +60,8 @@ export interface ClaimStore {
   replace(key: ClaimKey, version: string, fields: ClaimFields, expireAt: number): Promise<string | undefined>;
   /** Deletes the record if it is still at `version`; false when it was not (someone else's now). */
   release(key: ClaimKey, version: string): Promise<boolean>;
+  /** The record under the key as it is now (expired or not), or undefined when there is none. */
+  read(key: ClaimKey): Promise<HeldClaim | undefined>;
 }
 
 /** The claim's name in a store that has one namespace (`sends/<id>`). */

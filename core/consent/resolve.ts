@@ -296,6 +296,17 @@ const optOutDenied = (signal: string, reason: string): Word => ({ state: 'denied
 const GPC_OPT_OUT = optOutDenied('GPC', 'consent Sec-GPC opt-out');
 const GPP_PENDING = optOutDenied('GPP', 'consent GPP unknown (sent before the GPP CMP was ready)');
 
+/**
+ * Whether a refusal says only that the consent platform had not answered: GDPR said to apply with
+ * no TC string, a GPP CMP not ready, or a needed purpose no signal states. A later answer for the
+ * same page view may change it (core/delivery/consent-wait.ts); any other refusal stands.
+ */
+export function awaitsConsent(reason: string): boolean {
+  return reason === TCF_MISSING.reason || reason === GPP_PENDING.reason || MISSING_REASONS.has(reason);
+}
+
+const MISSING_REASONS: ReadonlySet<string> = new Set(Object.values(MISSING).map((v) => v.reason));
+
 /** The opt-out of sale or sharing in force besides GPC, first found: US Privacy, GPP (or its string malformed). */
 function optOutWord(web: WebConsent, gpp: GppReading | undefined): Word | undefined {
   if (web.usPrivacy !== undefined && uspOptedOut(web.usPrivacy))

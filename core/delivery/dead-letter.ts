@@ -67,6 +67,7 @@ export function recordDeadLetter(push: PushedMessage, now: Date): ForwardResult 
     reason,
     attempt: attempts,
     replay: a[DELIVERY_ATTRIBUTES.replay] === 'true',
+    backfill: a[DELIVERY_ATTRIBUTES.backfill] === 'true',
     messageId: push.messageId,
     now,
   });

@@ -14,6 +14,15 @@ import { type DeliveryMessage, deliveryMessage } from './message.ts';
 export interface FanOutPlan {
   readonly messages: readonly DeliveryMessage[];
   readonly skips: readonly LedgerEntry[];
+  /** Every refusal with its event, copies' too (the consent wait keeps those awaiting an answer). */
+  readonly refused: readonly Refusal[];
+}
+
+/** A destination the decision layer refused an event, and why. */
+export interface Refusal {
+  readonly event: StoredEvent;
+  readonly destination: string;
+  readonly reason: string;
 }
 
 /** Decides every destination for every event: messages to publish and skip rows to write. */
@@ -25,14 +34,21 @@ export function planFanOut(
 ): FanOutPlan {
   const messages: DeliveryMessage[] = [];
   const skips: LedgerEntry[] = [];
+  const refused: Refusal[] = [];
   for (const event of events) {
+    const sighting = sightingOf(event);
+    // One `skipped` row per event and destination: a producer's copy (a browser's or a vendor's
+    // retry) is decided as its first message was, which wrote the rows.
+    const recordSkips = sighting?.owner !== false;
     for (const d of decide(settings, event, options)) {
-      if (d.action === 'send')
-        messages.push(deliveryMessage(event, d.destination, false, false, sightingOf(event)));
-      else skips.push(skippedEntry(event, d.destination, d.reason, now));
+      if (d.action === 'send') messages.push(deliveryMessage(event, d.destination, false, false, sighting));
+      else {
+        refused.push({ event, destination: d.destination, reason: d.reason });
+        if (recordSkips) skips.push(skippedEntry(event, d.destination, d.reason, now));
+      }
     }
   }
-  return { messages, skips };
+  return { messages, skips, refused };
 }
 
 export interface FanOutDeps {
@@ -41,6 +57,16 @@ export interface FanOutDeps {
   readonly writeLedger: (entries: readonly LedgerEntry[]) => Promise<unknown>;
   readonly now?: () => Date;
   readonly options?: DecisionOptions;
+  /**
+   * The consent wait (core/delivery/consent-wait.ts): keeps the events refused for want of the
+   * consent platform's answer, and sends those an answer in these events now permits. Runs beside
+   * the publish and the ledger write; the push fails when it does.
+   */
+  readonly wait?: (
+    events: readonly StoredEvent[],
+    refused: readonly Refusal[],
+    now: number,
+  ) => Promise<readonly DeliveryMessage[]>;
 }
 
 /**
@@ -53,16 +79,21 @@ export function createFanOut(deps: FanOutDeps): (events: readonly StoredEvent[])
   // Not async, and one promise per side: this runs inside the functions framework's
   // per-request domain, where each promise costs ~7 µs of CPU in async hooks.
   return (events) => {
-    if ((deps.settings.destinations ?? []).length === 0) return Promise.resolve({ messages: [], skips: [] });
+    if ((deps.settings.destinations ?? []).length === 0)
+      return Promise.resolve({ messages: [], skips: [], refused: [] });
     let plan: FanOutPlan;
+    let now: Date;
     try {
-      plan = planFanOut(deps.settings, events, clock(), deps.options);
+      now = clock();
+      plan = planFanOut(deps.settings, events, now, deps.options);
     } catch (err) {
       return Promise.reject(err);
     }
     const published = plan.messages.length > 0 ? deps.publish(plan.messages) : undefined;
     const recorded = plan.skips.length > 0 ? deps.writeLedger(plan.skips) : undefined;
-    const both = published && recorded ? Promise.all([published, recorded]) : (published ?? recorded);
-    return both ? both.then(() => plan) : Promise.resolve(plan);
+    const waited = deps.wait ? deps.wait(events, plan.refused, now.getTime()) : undefined;
+    const all = [published, recorded, waited].filter((p) => p !== undefined);
+    if (all.length === 0) return Promise.resolve(plan);
+    return (all.length === 1 ? (all[0] as Promise<unknown>) : Promise.all(all)).then(() => plan);
   };
 }

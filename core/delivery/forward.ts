@@ -34,6 +34,7 @@ import type {
   Prepared,
 } from '../platforms/driver.ts';
 import type { AnswerColumns } from '../platforms/platform-answer.ts';
+import { secretRefs } from '../platforms/webhook/formats.ts';
 import { type Suppression, stripIdentifiers, suppressionVerdict } from '../suppression/erased.ts';
 import { type Breaker, FAILURES_TO_OPEN, retryAfterTime, retryInfoTime } from './breaker.ts';
 import { requestIdentifiers } from './identifiers.ts';
@@ -146,6 +147,8 @@ interface Attempt {
   /** The `destination` attribute as pushed (may name nothing configured). */
   readonly destinationId: string;
   readonly replay: boolean;
+  /** A backfill's message: its rows say backfill = true (core/delivery/backfill.ts). */
+  readonly backfill: boolean;
   /** `replay --force`: sent again over a delivered claim, and recorded so. */
   readonly force: boolean;
   /** The identity's first fan-out (it holds store's claim), and when store first sighted it. */
@@ -213,6 +216,7 @@ function resolveDestination(push: PushedMessage, deps: ForwardDeps): Delivery | 
     messageId: push.messageId,
     destinationId: push.attributes[DELIVERY_ATTRIBUTES.destination] ?? '',
     replay: push.attributes[DELIVERY_ATTRIBUTES.replay] === 'true',
+    backfill: push.attributes[DELIVERY_ATTRIBUTES.backfill] === 'true',
     force: push.attributes[DELIVERY_ATTRIBUTES.force] === 'true',
     first: push.attributes[DELIVERY_ATTRIBUTES.first] === 'true',
     sightedAt: epochMs(push.attributes[DELIVERY_ATTRIBUTES.sightedAt]),
@@ -695,6 +699,7 @@ function done(
     attempt: a.attempt,
     httpStatus,
     replay: a.replay,
+    backfill: a.backfill,
     messageId: a.messageId,
     now,
   });
@@ -718,7 +723,8 @@ function readSecrets(
   driver: Driver,
   getSecret: ForwardDeps['getSecret'],
 ): MaybePromise<SecretsResult> {
-  const named = destination.secrets ?? {};
+  // A webhook's signing key may be named by versions of its secret (formats.ts, secretRefs).
+  const named = secretRefs(destination);
   for (const role of driver.requiredSecrets) {
     if (!Object.hasOwn(named, role))
       return {

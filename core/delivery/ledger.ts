@@ -40,6 +40,11 @@ export interface LedgerRow {
   readonly platform_response?: string | null;
   /** The trace the decision or attempt was made under (docs/observability.md); filled by the ledger writer. */
   readonly trace_id?: string | null;
+  /**
+   * True on rows of a backfill: a slice replay's event stored before the destination went live
+   * (core/delivery/backfill.ts). Absent (NULL) on every other row.
+   */
+  readonly backfill?: boolean;
 }
 
 /** A row with the insertId BigQuery uses for best-effort de-duplication of retried writes. */
@@ -58,6 +63,7 @@ export function skippedEntry(
   reason: string,
   now: Date,
   replay = false,
+  backfill = false,
 ): LedgerEntry {
   const digest = event.payload_digest ?? null;
   return {
@@ -75,6 +81,7 @@ export function skippedEntry(
       replay,
       recorded_at: now.toISOString(),
       payload_digest: digest,
+      ...(backfill ? { backfill: true } : {}),
     },
   };
 }
@@ -90,6 +97,8 @@ export function attemptEntry(input: {
   readonly attempt: number;
   readonly httpStatus?: number | undefined;
   readonly replay: boolean;
+  /** A backfill's message (its `backfill` attribute): the row says backfill = true. */
+  readonly backfill?: boolean | undefined;
   readonly messageId: string;
   readonly now: Date;
   readonly identifiers?: readonly string[] | undefined;
@@ -112,6 +121,7 @@ export function attemptEntry(input: {
       payload_digest: input.payload_digest ?? null,
       ...(input.identifiers ? { identifiers: input.identifiers } : {}),
       ...(input.answer ?? {}),
+      ...(input.backfill ? { backfill: true } : {}),
     },
   };
 }

@@ -16,6 +16,11 @@ export const DELIVERY_ATTRIBUTES = Object.freeze({
   payloadDigest: 'payload_digest',
   /** "true" on messages published by `replay`: their ledger rows carry replay = true. */
   replay: 'replay',
+  /**
+   * "true" on a slice replay's messages of events stored before the destination went live (a
+   * backfill, core/delivery/backfill.ts): their ledger rows carry backfill = true.
+   */
+  backfill: 'backfill',
   /** "true" on messages of `replay --force`: sent again over a delivered send-once claim. */
   force: 'force',
   /** "true" on the first fan-out of an identity (core/claims/send-once.ts): it holds the claim. */
@@ -40,6 +45,7 @@ export function deliveryMessage(
   replay = false,
   force = false,
   sighting?: Sighting,
+  backfill = false,
 ): DeliveryMessage {
   return {
     data: JSON.stringify(event),
@@ -50,10 +56,21 @@ export function deliveryMessage(
       ...(event.payload_digest ? { [DELIVERY_ATTRIBUTES.payloadDigest]: event.payload_digest } : {}),
       ...(replay ? { [DELIVERY_ATTRIBUTES.replay]: 'true' } : {}),
       ...(replay && force ? { [DELIVERY_ATTRIBUTES.force]: 'true' } : {}),
+      ...(replay && backfill ? { [DELIVERY_ATTRIBUTES.backfill]: 'true' } : {}),
       ...(sighting?.first && !replay ? { [DELIVERY_ATTRIBUTES.first]: 'true' } : {}),
       ...(sighting ? { [DELIVERY_ATTRIBUTES.sightedAt]: String(sighting.at) } : {}),
     },
   };
+}
+
+/**
+ * The message of an event decided again once its page view's consent platform answered
+ * (core/delivery/consent-wait.ts): not the first fan-out's, so it takes the send-once claim, and
+ * seen at 0, since no first fan-out sent it to this destination (its decision was a skip) and
+ * there is nothing to wait for.
+ */
+export function reevaluatedMessage(event: StoredEvent, destination: string): DeliveryMessage {
+  return deliveryMessage(event, destination, false, false, { first: false, at: 0 });
 }
 
 /** A classic push body, decoded (docs/google-wire.md §3). */

@@ -22,6 +22,8 @@ import {
   STORE_LATENCY_SECONDS,
   UTILISATION,
 } from './cost.ts';
+import { CLOUD_MONITORING_PRICE, samplesPerExport } from './metrics-cost.ts';
+import { CLOUD_TRACE_PRICE, spansPerEvent } from './trace-cost.ts';
 
 /** List prices the monthly bill needs beyond cost.ts's PRICES (as last known; unverified offline). */
 export const MONTHLY_PRICES = Object.freeze({
@@ -100,9 +102,10 @@ export function claimCounts(
   events: number,
   deliveriesPerEvent: number,
   design: ClaimDesign = 'per-delivery',
+  retryShare = CLAIM_RETRY_SHARE,
 ): ClaimCounts & { readonly documents: number } {
   const deliveries = events * deliveriesPerEvent;
-  const others = deliveries * CLAIM_RETRY_SHARE;
+  const others = deliveries * retryShare;
   // per-delivery (shipped): an identity claim an event, a settled record a delivery.
   // per-batch (modelled): one identity claim and one settled record per destination for a
   // producer's batch or push of `EVENTS_PER_BATCH` events.
@@ -230,6 +233,10 @@ export interface TrafficShape {
   /** Incremental models kept (sessions, identity_map) and how often they run, in minutes. */
   readonly models: number;
   readonly modelEveryMinutes: number;
+  /** Share of traces exported to Cloud Trace (`tracing.sample_ratio`; 0 with tracing off). */
+  readonly traceSampleRatio: number;
+  /** Seconds between two delivery-metrics exports of a forward instance (`metrics`); 0: none exported. */
+  readonly metricsIntervalSeconds: number;
 }
 
 /** A deployed workload as the bill prices it: one Cloud Run service or gen2 function. */
@@ -262,11 +269,14 @@ export function workloadsOf(
   // An event's deliveries split between forward and forward-catalog as the destinations do.
   const all = plan.destinations.length;
   const catalogShare = all > 0 ? plan.destinations.filter(isCatalogDestination).length / all : 0;
+  // Each delivery is a push, and a stated share of them (CLAIM_RETRY_SHARE) is pushed again: a
+  // retry after a 5xx or a timeout, a producer's copy, a re-drive, a replay.
+  const pushes = shape.destinationsPerEvent * (1 + CLAIM_RETRY_SHARE);
   const perEvent = {
     store: 1,
-    forward: shape.destinationsPerEvent * (1 - catalogShare),
+    forward: pushes * (1 - catalogShare),
     schedule: 0,
-    'forward-catalog': shape.destinationsPerEvent * catalogShare,
+    'forward-catalog': pushes * catalogShare,
   } as const;
   const cpu = {
     store: MEASURED_CPU.store,
@@ -367,8 +377,48 @@ export function schedulerBackground(plan: Plan, shape: TrafficShape) {
   };
 }
 
-/** The bill of one scenario for a plan and traffic shape. */
-export function monthlyBill(plan: Plan, scenario: ScenarioName, shape: TrafficShape): MonthlyBill {
+/**
+ * How `deliveries` reaches each destination's `forward` push (docs/scale.md, "A fan-out billed
+ * once"): `filtered` is what ships, one topic with a filtered subscription per destination;
+ * `topic-per-destination` publishes each delivery to its destination's own topic; `batched` also
+ * publishes a producer's batch (`eventsPerRequest` events) as one message on the events topic and
+ * one per destination. Only `filtered` is built.
+ */
+export type PubSubTopology = 'filtered' | 'topic-per-destination' | 'batched';
+
+/**
+ * Pub/Sub bytes billed per event (publish and delivery alike, at least 1000 bytes a message): the
+ * event published and pushed to `store`; each delivery message published and pushed, plus a
+ * stated share pushed again (CLAIM_RETRY_SHARE). With `filtered`, every destination's subscription
+ * bills each delivery message, the ones its filter drops too (Pub/Sub bills a filtered-out
+ * message as a delivery without egress).
+ */
+export function pubsubBytesPerEvent(
+  topology: PubSubTopology,
+  shape: Pick<TrafficShape, 'eventBytes' | 'destinationsPerEvent' | 'eventsPerRequest'>,
+  subscriptions: number,
+): number {
+  const perMessage = topology === 'batched' ? Math.max(1, shape.eventsPerRequest) : 1;
+  // A message's billed bytes shared among the events it carries.
+  const each = Math.max(PRICES.pubsubMinimumBytes, shape.eventBytes * perMessage) / perMessage;
+  const billedBy = topology === 'filtered' ? subscriptions : 1;
+  return (2 + shape.destinationsPerEvent * (1 + billedBy + CLAIM_RETRY_SHARE)) * each;
+}
+
+/** What the bill prices: the fan-out's topology and the claims' design (BUILT: what ships). */
+export interface Design {
+  readonly topology: PubSubTopology;
+  readonly claims: ClaimDesign;
+}
+export const BUILT: Design = Object.freeze({ topology: 'filtered', claims: 'per-delivery' });
+
+/** The bill of one scenario for a plan and traffic shape (and a design modelled, not built). */
+export function monthlyBill(
+  plan: Plan,
+  scenario: ScenarioName,
+  shape: TrafficShape,
+  design: Design = BUILT,
+): MonthlyBill {
   const hours = scenario === 'idle' ? 0 : scenario === 'workday' ? WORKDAY_HOURS : MONTH_SECONDS / 3600;
   const rate = scenario === 'idle' ? 0 : shape.eventsPerSecond;
   const activeSeconds = hours * 3600;
@@ -397,27 +447,25 @@ export function monthlyBill(plan: Plan, scenario: ScenarioName, shape: TrafficSh
     });
   }
   loggedBytes += background.runs * RUN_LOG_BYTES;
-  const minimum = (bytes: number) => Math.max(PRICES.pubsubMinimumBytes, bytes);
   const subscriptions = plan.destinations.length;
-  // The event published and pushed to store; each delivery message published, then billed by
-  // every destination's subscription on `deliveries` (the one it matches delivers it; the others
-  // filter it out, which Pub/Sub bills as delivery all the same).
-  const pubsubPerEvent = (2 + shape.destinationsPerEvent * (1 + subscriptions)) * minimum(shape.eventBytes);
+  const pubsubPerEvent = pubsubBytesPerEvent(design.topology, shape, subscriptions);
   const pubsubBackground =
     (2 * (background.ticks + background.runs) + background.backlogPulls) * PRICES.pubsubMinimumBytes;
   const pubsubBytes = events * pubsubPerEvent + pubsubBackground;
   items.push({
     item: 'Pub/Sub',
     monthly: (pubsubBytes / 2 ** 40) * PRICES.pubsubPerTib,
-    detail: `${gib(pubsubBytes)} GiB: events, deliveries (${shape.destinationsPerEvent} an event, billed by ${subscriptions} subscriptions), scheduler`,
+    detail: `${gib(pubsubBytes)} GiB: events, deliveries (${shape.destinationsPerEvent} an event, billed by ${subscriptions} subscriptions, ${CLAIM_RETRY_SHARE * 100} % pushed again), scheduler`,
   });
   // The Write API bills the rows as sent: the event's row and a ledger row per delivery, each
   // its own size (no per-row minimum), the same bytes as they are stored.
-  const rowBytes = events * (shape.eventBytes + shape.destinationsPerEvent * LEDGER_ROW_BYTES);
+  // A pushed-again delivery writes a ledger row of its own (a `failed` or `folded` row, or `replay`).
+  const rowBytes =
+    events * (shape.eventBytes + shape.destinationsPerEvent * (1 + CLAIM_RETRY_SHARE) * LEDGER_ROW_BYTES);
   items.push({
     item: 'BigQuery Storage Write API',
     monthly: (rowBytes / 2 ** 30) * PRICES.writeApiPerGib,
-    detail: `${gib(rowBytes)} GiB: the event's row (${shape.eventBytes} bytes) and a ledger row (${LEDGER_ROW_BYTES} bytes) per delivery`,
+    detail: `${gib(rowBytes)} GiB: the event's row (${shape.eventBytes} bytes) and a ledger row (${LEDGER_ROW_BYTES} bytes) per delivery and per push again`,
   });
   // Stored: this month's rows only, held half the month on average (older months add theirs).
   const storageGibMonths = rowBytes / 2 / 2 ** 30;
@@ -454,16 +502,32 @@ export function monthlyBill(plan: Plan, scenario: ScenarioName, shape: TrafficSh
   // The claims (docs/delivery.md, "One event, one delivery"): each event's first sighting in
   // store and each delivery's settled record, one document written and one TTL deletion each;
   // retries, copies and replays (CLAIM_RETRY_SHARE of deliveries) take, read and settle a claim.
-  const counted = claimCounts(events, shape.destinationsPerEvent);
+  const counted = claimCounts(events, shape.destinationsPerEvent, design.claims);
   items.push({
     item: 'Send-once claims (Firestore)',
     monthly: claimCost(counted),
-    detail: `${Math.round(events).toLocaleString('en-US')} first sightings and a settled record per delivery (${shape.destinationsPerEvent} an event), ${CLAIM_RETRY_SHARE * 100} % of deliveries retried or copied: ${Math.round(counted.writes).toLocaleString('en-US')} writes, ${Math.round(counted.deletes).toLocaleString('en-US')} TTL deletions, ${Math.round(counted.reads).toLocaleString('en-US')} reads`,
+    detail: `${Math.round(events).toLocaleString('en-US')} events, ${design.claims === 'per-delivery' ? 'an identity claim each and a settled record per delivery' : `a claim per batch of ${EVENTS_PER_BATCH} and per batch and destination`} (${shape.destinationsPerEvent} deliveries an event), ${CLAIM_RETRY_SHARE * 100} % of deliveries retried or copied: ${Math.round(counted.writes).toLocaleString('en-US')} writes, ${Math.round(counted.deletes).toLocaleString('en-US')} TTL deletions, ${Math.round(counted.reads).toLocaleString('en-US')} reads`,
   });
   items.push({
     item: 'Firestore storage (claims)',
     monthly: claimStorageCost(counted.documents),
     detail: `${CLAIM_DOCUMENT_BYTES}-byte claim documents kept 7 days and about a day until TTL, no index entries (every field exempt)`,
+  });
+  // Cloud Trace: the sampled share of events, each its spans (core/deploy/trace-cost.ts).
+  const spans = events * shape.traceSampleRatio * spansPerEvent(shape.destinationsPerEvent);
+  items.push({
+    item: 'Cloud Trace',
+    monthly: (spans / 1e6) * CLOUD_TRACE_PRICE.perMillionSpans,
+    detail: `${Math.round(spans).toLocaleString('en-US')} spans (tracing.sample_ratio ${shape.traceSampleRatio}, ${spansPerEvent(shape.destinationsPerEvent)} spans a sampled event); ${CLOUD_TRACE_PRICE.asOf}`,
+  });
+  const samples = metricsSamples(plan, shape, rate, activeSeconds);
+  items.push({
+    item: 'Cloud Monitoring (delivery metrics)',
+    monthly: (samples / 1e6) * CLOUD_MONITORING_PRICE.perMillionSamples,
+    detail:
+      shape.metricsIntervalSeconds > 0
+        ? `${Math.round(samples).toLocaleString('en-US')} samples: ${samplesPerExport()} a destination per forward instance and export, every ${shape.metricsIntervalSeconds} s while instances are up; ${CLOUD_MONITORING_PRICE.asOf}`
+        : 'metrics.enabled: false',
   });
   items.push({
     item: 'Cloud Scheduler',
@@ -515,6 +579,7 @@ export function monthlyBill(plan: Plan, scenario: ScenarioName, shape: TrafficSh
     versions,
     accesses,
     images,
+    spans,
   });
   items.push({
     item: 'Free tiers',
@@ -539,9 +604,9 @@ export function monthlyBill(plan: Plan, scenario: ScenarioName, shape: TrafficSh
  * (lookup and cache egress; its fills, one per edge cache every 5 minutes, left out); a batch is a
  * POST the CDN never caches, so its bytes are the load balancer's data processed, and it is
  * counted as a lookup too (Google's pricing page lists a lookup for non-cacheable content; an
- * older version said a POST makes none: an upper bound). The forwarding
- * rule: the site's HTTPS rule the URL map is put behind, all month, counted here in full although
- * a site already behind a load balancer pays it anyway (up to five rules cost one price).
+ * older version said a POST makes none: an upper bound). No forwarding rule: the program declares
+ * none (the URL map goes behind the site's own HTTPS proxy and rule, which the site pays anyway);
+ * `gateway.domain`'s load balancer, which the program does create, bills its rule.
  */
 export function originPathLine(path: string, events: number, shape: TrafficShape): LineItem {
   const batches = events / shape.eventsPerRequest;
@@ -554,17 +619,43 @@ export function originPathLine(path: string, events: number, shape: TrafficShape
   return {
     item: `Load balancer + Cloud CDN (gateway.origin_path ${path})`,
     monthly:
-      (MONTH_SECONDS / 3600) * lb.forwardingRuleHourly +
       (processed / 2 ** 30) * lb.processedPerGib +
       (cached / 2 ** 30) * cdn.cacheEgressPerGib +
       (lookups / 10_000) * cdn.lookupsPer10k,
     detail:
-      `a forwarding rule all month, ${gib(processed)} GiB of batches processed, ` +
+      `${gib(processed)} GiB of batches processed, ` +
       `${gib(cached)} GiB of the tag from the cache, ${Math.round(lookups).toLocaleString('en-US')} cache lookups`,
   };
 }
 
 const gib = (bytes: number) => (bytes / 2 ** 30).toFixed(bytes < 2 ** 30 ? 2 : 0);
+
+/**
+ * Samples forward's delivery metrics write in a month (core/deploy/metrics-cost.ts): each forward
+ * instance up exports every destination's series once an interval, whatever the traffic. While
+ * events flow, the instances the load needs (at least one); otherwise its minimum instances.
+ */
+function metricsSamples(plan: Plan, shape: TrafficShape, rate: number, activeSeconds: number): number {
+  if (shape.metricsIntervalSeconds <= 0) return 0;
+  const forward = workloadsOf(plan, shape).find((w) => w.role === 'forward');
+  const destinations = plan.destinations.filter((d) => !isCatalogDestination(d)).length;
+  if (forward === undefined || destinations === 0) return 0;
+  const busy = Math.max(
+    forward.minInstances,
+    Math.ceil(rate * forward.requestsPerEvent * billedPerRequest(forward)),
+  );
+  const instanceSeconds =
+    (activeSeconds > 0 ? busy : 0) * activeSeconds + forward.minInstances * (MONTH_SECONDS - activeSeconds);
+  return (instanceSeconds / shape.metricsIntervalSeconds) * destinations * samplesPerExport();
+}
+
+/** Instance-seconds one request occupies under load: its CPU over the 60 % target, or its wall time over 60 % of the concurrency. */
+function billedPerRequest(w: Workload): number {
+  return Math.max(
+    w.cpuSecondsPerRequest / (w.vcpu * UTILISATION),
+    w.latencySeconds / (w.concurrency * CONCURRENCY_TARGET),
+  );
+}
 
 /**
  * One workload's month: its event traffic while active (`rps` requests a second), its background
@@ -585,10 +676,7 @@ export function workloadCost(
   backgroundRequests: number,
   usage: RunUsage,
 ): { cost: number; requests: number } {
-  const perRequest = Math.max(
-    w.cpuSecondsPerRequest / (w.vcpu * UTILISATION),
-    w.latencySeconds / (w.concurrency * CONCURRENCY_TARGET),
-  );
+  const perRequest = billedPerRequest(w);
   const lone = Math.max(MINIMUM_BILLED_SECONDS, w.latencySeconds);
   const need = rps * perRequest;
   const requests = rps * activeSeconds + backgroundRequests;
@@ -633,6 +721,7 @@ function freeTierCredit(
     versions: number;
     accesses: number;
     images: number;
+    spans: number;
   },
 ): number {
   const f = MONTHLY_PRICES.free;
@@ -654,7 +743,8 @@ function freeTierCredit(
     upTo(1, f.schedulerJobs) * m.schedulerJobMonthly +
     upTo(o.versions, f.secretVersions) * m.secretVersionMonthly +
     (upTo(o.accesses, f.secretAccesses) / 10_000) * m.secretPer10kAccesses +
-    (upTo(o.images, f.registryBytes) / 2 ** 30) * m.registryPerGibMonth
+    (upTo(o.images, f.registryBytes) / 2 ** 30) * m.registryPerGibMonth +
+    (upTo(o.spans, CLOUD_TRACE_PRICE.freeSpansPerMonth) / 1e6) * CLOUD_TRACE_PRICE.perMillionSpans
   );
 }
 
@@ -678,6 +768,9 @@ export function trafficShape(
     eventsPerRequest: 1,
     models: modelsEnabled(settings) ? MODELS.length : 0,
     modelEveryMinutes: Math.max(1, minutes),
+    traceSampleRatio: settings.tracing?.enabled === false ? 0 : (settings.tracing?.sample_ratio ?? 0.01),
+    metricsIntervalSeconds:
+      settings.metrics?.enabled === false ? 0 : (settings.metrics?.export_interval_seconds ?? 60),
     ...over,
   };
 }

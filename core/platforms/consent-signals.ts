@@ -8,6 +8,7 @@
 
 import type { Destination } from '../../schemas/settings.ts';
 import type { ResolvedPurposes } from '../consent/resolve.ts';
+import type { PlatformFacts } from './platform.ts';
 
 /**
  * Whether the event goes out flagged for limited data use: the destination's `limited_data_use`
@@ -21,29 +22,39 @@ export function limitedDataUse(destination: Readonly<Destination>, consent: Reso
   return consent.ad_personalization.state === 'denied';
 }
 
-/** Whether the person's data may not be used for ads (their refusal, or an opt-out of sale or sharing). */
-export function userDataDenied(consent: ResolvedPurposes): boolean {
-  return consent.ad_user_data.state === 'denied';
+/**
+ * Why the person's data may not go to the platform (the resolver's words: `consent ad_user_data
+ * missing`, `consent Sec-GPC opt-out`…), or undefined when it may: `ad_user_data` refused (the
+ * person, or an opt-out of sale or sharing) always withholds it; unstated, it withholds it unless
+ * the platform's facts say `userData: 'not_denied'` (none does: a purpose nobody granted is refused).
+ */
+export function userDataWithheld(
+  consent: ResolvedPurposes,
+  facts: Pick<PlatformFacts, 'userData'>,
+): string | undefined {
+  const verdict = consent.ad_user_data;
+  if (verdict.state === 'granted') return undefined;
+  if (verdict.state === undefined && facts.userData === 'not_denied') return undefined;
+  return verdict.reason;
 }
 
 /**
- * Leaves out the hashed identifiers (`names`) of a platform's user data object (`group`) when
- * `ad_user_data` is denied — a refusal, or an opt-out of sale or sharing — even where the
- * destination's own consent list let the event through: what the platform is told follows the
- * verdict. Identifiers it matches as sent (address, user agent, click ids) stay. Says what it left
- * out, or undefined.
+ * Leaves out the hashed identifiers (`names`) of a platform's user data object (`group`) unless
+ * the platform may have the person's data (userDataWithheld), even where the destination's own
+ * consent list let the event through: what the platform is told follows the verdict. Identifiers
+ * it matches as sent (address, user agent, click ids) stay. Says what it left out, or undefined.
  */
 export function leaveOutHashed(
   group: unknown,
   names: readonly string[],
   consent: ResolvedPurposes,
   where: string,
+  facts: Pick<PlatformFacts, 'userData'>,
 ): string | undefined {
-  if (!userDataDenied(consent) || group === null || typeof group !== 'object') return undefined;
+  const why = userDataWithheld(consent, facts);
+  if (why === undefined || group === null || typeof group !== 'object') return undefined;
   const fields = group as Record<string, unknown>;
   const gone = names.filter((n) => fields[n] !== undefined);
   for (const n of gone) delete fields[n];
-  return gone.length > 0
-    ? `left out ${where} ${gone.join(', ')} (${consent.ad_user_data.reason})`
-    : undefined;
+  return gone.length > 0 ? `left out ${where} ${gone.join(', ')} (${why})` : undefined;
 }

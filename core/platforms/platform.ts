@@ -11,6 +11,7 @@ import { type ResolvedPurposes, resolvePurposes } from '../consent/resolve.ts';
 import type { StoredEvent } from '../event.ts';
 import type { MappedEvent } from '../linkage/engine.ts';
 import type { FieldViolation } from '../validation.ts';
+import type { CountReads } from './counts.ts';
 import type {
   DestinationRequirements,
   Driver,
@@ -130,6 +131,13 @@ export interface PlatformFacts {
    * give (with its source in the folder's facts.ts); absent where none is confirmed.
    */
   readonly tcfVendor?: number | undefined;
+  /**
+   * What the person's data (hashed e-mail, phone, names, external id) needs besides the event
+   * being sent (docs/delivery.md, "Consent"): `granted` — only where a signal grants
+   * `ad_user_data`; refused or unstated, it is left out and the ledger says so. `not_denied` — left
+   * out only where a signal refuses it. Absent: `granted` (fail closed).
+   */
+  readonly userData?: 'granted' | 'not_denied';
   /** The URL parameters carrying its click ids. */
   readonly clickIds?: readonly ClickIdFact[];
   /** The first-party cookies it reads that the gateway sets. */
@@ -142,7 +150,41 @@ export interface PlatformFacts {
   readonly events?: StandardEvents;
   /** The API version its requests carry, with the platform's sunset for it (its api-version.ts). */
   readonly apiVersion: ApiVersion;
+  /** Where its own count of the events it received is read, or why none is (docs/delivery.md). */
+  readonly counts: CountsFact;
+  /**
+   * How old an event the platform still takes, by its own documentation (the folder's
+   * age-limit.ts): a replay or backfill skips older ones, naming this limit. Absent where the
+   * platform publishes none.
+   */
+  readonly ageLimit?: AgeLimit;
 }
+
+/** A platform's documented limit on how old an event it is sent may be (its age-limit.ts). */
+export interface AgeLimit {
+  /** The oldest an event may be when sent, in hours since its `event_time`. */
+  readonly hours: number;
+  /** What the limit is about, in words: "web events", "click conversions". */
+  readonly applies: string;
+  /** The public page that says so. */
+  readonly source: string;
+  /** A longer limit where a destination's config says so (Meta's `action_source: physical_store`). */
+  readonly longer?: {
+    readonly config: string;
+    readonly value: string;
+    readonly hours: number;
+    readonly applies: string;
+  };
+}
+
+/**
+ * The platform's own count of what it received (docs/delivery.md, "Counted by the platform"):
+ * `reads` names the reporting API the scheduler's PlatformCounts job asks, `none` says why no
+ * count is read; `doc` is the public page the fact comes from.
+ */
+export type CountsFact =
+  | { readonly reads: string; readonly doc: string }
+  | { readonly none: string; readonly doc: string };
 
 /** A platform whose payload comes from a mapping (Meta, GA4, TikTok). */
 export interface MappedPayload extends StandardEvents {
@@ -251,6 +293,8 @@ export interface PlatformSpec extends PlatformFacts {
   readonly erasure?: ErasureSlot;
   /** OAuth credentials exchanged for an access token before each call (Google's APIs). */
   readonly oauth?: OAuthNeeds;
+  /** How the platform's own count of a day's events is asked for (its counts.ts); absent: none is. */
+  readonly countReads?: CountReads;
   /**
    * Why a catalogue event is not sent to a destination whose settings route it nowhere (Google
    * Ads: no conversion action named for it): the decision layer skips it with this reason.

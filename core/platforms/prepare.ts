@@ -63,9 +63,11 @@ export function configProblem(ctx: DriverContext, needs: DestinationRequirements
   if (needs.testEventCode && d.test_mode === true && !d.test_event_code)
     return `test_mode needs test_event_code for ${d.type} (from the platform's test events tool)`;
   if (needs.noTestMode && d.test_mode === true) return `${d.type} has no test mode: ${needs.noTestMode}`;
+  // Only text is checked, as the settings check does: a boolean key (`diagnostics: true`,
+  // `counts: true`) is what its format asks for, never its string.
   for (const [k, format] of Object.entries(needs.configFormats ?? {})) {
-    const v = configText(d, k);
-    if (v !== undefined && !format.pattern.test(v))
+    const v = d.config?.[k];
+    if (typeof v === 'string' && v !== '' && !format.pattern.test(v))
       return `config.${k} must be ${format.description} for ${d.type}`;
   }
   return undefined;

@@ -108,14 +108,51 @@ const CHANGE = /^(type|event|event_type|eventtype|topic|action|trigger|event_nam
 const STATUS = /^(status|state)$/;
 
 /** Every row of the sample has a value in the column, and no two rows the same. */
-function everyRowOwn(sample: ParsedSample, column: string): boolean {
+function everyRowOwn(rows: ParsedSample['rows'], column: string): boolean {
   const seen = new Set<string>();
-  for (const r of sample.rows) {
+  for (const r of rows) {
     const v = r[column];
     if (v === undefined || v === null || v === '' || typeof v === 'object') return false;
     seen.add(String(v));
   }
-  return seen.size === sample.rows.length;
+  return seen.size === rows.length;
+}
+
+/** Shaped as an id: a whole number, or one token of text (no blank, at most 256 characters). */
+const idShaped = (rows: ParsedSample['rows'], column: string): boolean =>
+  rows.every((r) => {
+    const v = r[column];
+    return typeof v === 'number' ? Number.isInteger(v) : typeof v === 'string' && /^\S{1,256}$/.test(v);
+  });
+
+/** At the envelope's top: a top-level column, or one of the payload's `event` object. */
+export function atEnvelopeTop(column: string): boolean {
+  const segs = segments(column);
+  return segs.length === 1 || (segs.length === 2 && segs[0] === 'event');
+}
+
+/**
+ * The vendor's own id for the event, by evidence (#94): at the top of the envelope, named as an
+ * id (`id`, `_id`, `event_id`, `uuid`, `event.id`…), no delivery metadata, shaped as an id, in
+ * every row and no two rows the same. The first such column, or undefined.
+ */
+export function envelopeEventId(
+  rows: ParsedSample['rows'],
+  fields: readonly InferredField[],
+  delivery: readonly DeliveryColumn[] = deliveryColumns(fields),
+): string | undefined {
+  const skip = new Set(delivery.map((d) => d.column));
+  return fields.find(
+    (f) =>
+      !skip.has(f.name) &&
+      (f.type === 'string' || f.type === 'integer') &&
+      f.format !== 'email' &&
+      f.format !== 'url' &&
+      atEnvelopeTop(f.name) &&
+      EVENT_ID.test((segments(f.name).at(-1) ?? '').replace(/^_+/, '')) &&
+      everyRowOwn(rows, f.name) &&
+      idShaped(rows, f.name),
+  )?.name;
 }
 
 /** Every row of the sample has a scalar value in the column. */
@@ -150,13 +187,8 @@ export function vendorKey(
   const skip = new Set(delivery.map((d) => d.column));
   const candidates = fields.filter((f) => !skip.has(f.name) && f.type !== 'boolean' && f.type !== 'number');
   const depth = (c: string) => c.split('.').length;
-  const envelope = candidates.find((f) => {
-    const segs = segments(f.name);
-    const top = segs.length === 1 || (segs.length === 2 && segs[0] === 'event');
-    return top && EVENT_ID.test(segs[segs.length - 1] ?? '') && everyRowOwn(sample, f.name);
-  });
-  if (envelope)
-    return { columns: [envelope.name], why: `${envelope.name} is the vendor's own id for the event` };
+  const envelope = envelopeEventId(sample.rows, fields, delivery);
+  if (envelope) return { columns: [envelope], why: `${envelope} is the vendor's own id for the event` };
   const objectIds = candidates
     .filter((f) => depth(f.name) > 1 && segments(f.name).at(-1) === 'id' && everyRow(sample, f.name))
     .sort((a, b) => depth(a.name) - depth(b.name));

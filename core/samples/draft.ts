@@ -27,6 +27,11 @@ export interface ColumnChoice {
    * two events show two values of many, so the values seen are never written on their own.
    */
   readonly enum?: readonly string[];
+  /** The bounds the person allows a number field (a sample proves none: never guessed). */
+  readonly minimum?: number;
+  readonly maximum?: number;
+  /** The most characters the person allows a text field (never guessed from the sample). */
+  readonly maxLength?: number;
   /**
    * The column's amounts are minor units (cents), scaled into major units by the currency read
    * from a column of the record (`source`, a sample column) or fixed (`currency`): the translator's
@@ -217,9 +222,11 @@ export function draftResources(input: {
       ...(read.length > 0 ? { transforms: read } : {}),
     });
     if (c.target !== 'event_data') continue;
+    const type = c.majorUnits ? 'number' : unsafe ? 'string' : f.type;
+    const numeric = type === 'number' || type === 'integer';
     specFields.push({
       name: target,
-      type: c.majorUnits ? 'number' : unsafe ? 'string' : f.type,
+      type,
       ...(c.required ? { required: true } : {}),
       ...(c.description ? { description: c.description } : {}),
       // A format the sample's own values fail (`loose`) would refuse its rows: never written.
@@ -227,6 +234,9 @@ export function draftResources(input: {
       // What a small sample cannot prove (a list of values, lengths, ranges) stays open unless
       // the person tightened it: the vendor's next batch brings values the sample did not.
       ...(c.enum && c.enum.length > 0 && f.type === 'string' ? { enum: [...c.enum] } : {}),
+      ...(numeric && c.minimum !== undefined ? { minimum: c.minimum } : {}),
+      ...(numeric && c.maximum !== undefined ? { maximum: c.maximum } : {}),
+      ...(type === 'string' && c.maxLength !== undefined ? { maxLength: c.maxLength } : {}),
       ...(c.pii ? { pii: true } : {}),
     });
   }
@@ -273,7 +283,17 @@ export function draftResources(input: {
         event: input.eventName,
         format,
         fields:
-          keyed || vendor ? tFields : [...tFields, ...key.map((k) => ({ target: 'event_id', source: k }))],
+          keyed || vendor
+            ? tFields
+            : [
+                ...tFields,
+                // An event id is text: a vendor's numeric id (WooCommerce's order `id`) made so.
+                ...key.map((k): TranslatorField => {
+                  const type = byColumn.get(k)?.type;
+                  const numeric = type === 'integer' || type === 'number';
+                  return { target: 'event_id', source: k, ...(numeric ? { transforms: ['string'] } : {}) };
+                }),
+              ],
         ...(keyed ? { key } : vendor ? { key: [...vendor.columns] } : {}),
       },
     },

@@ -16,6 +16,7 @@ import {
   notTheValue,
   wholeNumbers,
 } from './amounts.ts';
+import { atEnvelopeTop, envelopeEventId } from './delivery.ts';
 import { identityEvidence, leafSide, personalDetail, personObjectId } from './evidence.ts';
 import { fieldName, nameWords } from './names.ts';
 import { type Evidence, evidenceOf, type Question, questionsFor } from './questions.ts';
@@ -393,6 +394,14 @@ export function guessChoices(
       const alone = refusedWhy(asColumn(f), refuse);
       if (alone) return { column: s.column, ...own, why: alone };
     }
+    // An id named like an event's inside another object (Stripe's `request.idempotency_key`, a
+    // message's `headers.message-id`) is that object's, not the event's: position is evidence.
+    if (s.target === 'event_id' && !atEnvelopeTop(s.column))
+      return {
+        column: s.column,
+        ...own,
+        why: `named like an event id, but inside ${s.column.slice(0, s.column.lastIndexOf('.'))}: that object's id, not the event's; kept as a field`,
+      };
     return {
       column: s.column,
       target: s.target,
@@ -400,6 +409,7 @@ export function guessChoices(
       why: s.target === 'event_data' ? `event field: ${s.reason}` : s.reason,
     };
   });
+  const byEvidence = envelopeIdGuess(fields, rows, base);
   const roles = fields.map((f) => roleOf(f.name, typeOf));
   personIdFromObject(fields, base, typeOf);
   const alone = fields.map((f) => suggestMappings([asColumn(f)])[0]?.target ?? 'event_data');
@@ -418,7 +428,8 @@ export function guessChoices(
   const columns = base.map((g, i): ColumnGuess => {
     const f = fields[i] as InferredField;
     const s = suggestions[i] as MappingSuggestion;
-    const sure = g.target === 'skip' ? 1 : g.target === 'event_time' ? 0.8 : s.confidence;
+    const sure =
+      g.target === 'skip' ? 1 : g.target === 'event_time' || g.column === byEvidence ? 0.8 : s.confidence;
     return {
       ...g,
       confidence: shownConfidence(sure, asked.has(g.column)),
@@ -453,6 +464,28 @@ export function guessChoices(
     actionSource: actionSource(columns),
     questions,
   };
+}
+
+/**
+ * With no column named as the event's id, the vendor's own id at the top of the envelope takes
+ * it when the evidence says so (delivery.ts, `envelopeEventId`: its position, an id's name and
+ * shape, one value per row); the column it takes, if any. Only a column kept as an event field.
+ */
+function envelopeIdGuess(
+  fields: readonly InferredField[],
+  rows: readonly Record<string, unknown>[],
+  base: Omit<ColumnGuess, 'confidence' | 'evidence'>[],
+): string | undefined {
+  if (base.some((g) => g.target === 'event_id')) return undefined;
+  const column = envelopeEventId(rows, fields);
+  const i = base.findIndex((g) => g.column === column && g.target === 'event_data');
+  if (column === undefined || i < 0) return undefined;
+  base[i] = {
+    column,
+    target: 'event_id',
+    why: `the vendor's own id for the event: at the top of the payload, named as an id, one value per row${rows.length > 1 ? ', no two alike' : ''}`,
+  };
+  return column;
 }
 
 /**

@@ -28,14 +28,23 @@ export function discriminatorOf(sample: ParsedSample): string | undefined {
   });
 }
 
-/** The sample's rows by the discriminator's value, in order of first appearance. */
+/**
+ * The sample's rows by the discriminator's value, in order of first appearance; each group with
+ * the columns its own rows have (a renewal's plan is no column of a payment's).
+ */
 export function rowsByType(sample: ParsedSample, discriminator: string): Map<string, ParsedSample> {
-  const out = new Map<string, ParsedSample>();
+  const groups = new Map<string, Record<string, unknown>[]>();
   for (const row of sample.rows) {
     const value = String(row[discriminator]);
-    const group = out.get(value);
-    out.set(value, { ...sample, rows: [...(group?.rows ?? []), row] });
+    groups.set(value, [...(groups.get(value) ?? []), row]);
   }
+  const out = new Map<string, ParsedSample>();
+  for (const [value, rows] of groups)
+    out.set(value, {
+      ...sample,
+      rows,
+      columns: sample.columns.filter((c) => rows.some((r) => Object.hasOwn(r, c))),
+    });
   return out;
 }
 

@@ -30,6 +30,14 @@ export interface ReplayFigures {
   /** Slices: the rows in the slice, known once it is taken. */
   readonly total?: number;
   readonly error?: string;
+  /** Slices: of those sent, events stored before the destination went live (a backfill). */
+  readonly backfilled?: number;
+  /** Slices: when the destination went live (core/delivery/backfill.ts). */
+  readonly went_live?: string;
+  /** Slices: events not sent, by reason (the platform's age limit named). */
+  readonly reasons?: Readonly<Record<string, number>>;
+  /** Stopped by a person before the end (`replay-cancel`). */
+  readonly cancelled?: boolean;
 }
 
 /** The object in the bucket: the request, who made it, and its outcome once it has one. */
@@ -40,6 +48,9 @@ export interface ReplayRecord extends ReplayRequest {
   readonly status: 'requested' | 'finished';
   readonly finished_at?: string;
   readonly figures?: ReplayFigures;
+  /** A person asked to stop it (`replay-cancel`): the Replay job stops before its next chunk. */
+  readonly cancel_requested_at?: string;
+  readonly cancel_requested_by?: string;
 }
 
 export const REPLAYS_PREFIX = 'replays/';
@@ -188,13 +199,14 @@ export type ReplayState =
   | { readonly state: 'queued' }
   | { readonly state: 'running'; readonly chunk: number; readonly figures?: ReplayFigures }
   | { readonly state: 'finished'; readonly figures: ReplayFigures }
+  | { readonly state: 'cancelled'; readonly figures: ReplayFigures }
   | { readonly state: 'given up'; readonly error: string; readonly figures?: ReplayFigures };
 
 /** A replay's state from its object and its lock (the lock holds the figures while it runs). */
 export function replayState(record: ReplayRecord, lock: LockState, runKey: string): ReplayState {
   if (record.status === 'finished')
     return {
-      state: 'finished',
+      state: record.figures?.cancelled ? 'cancelled' : 'finished',
       figures: record.figures ?? { read: 0, republished: 0, skipped: 0, failed: 0 },
     };
   const figures = figuresOf(lock.cursor);
@@ -213,5 +225,10 @@ function figuresOf(cursor: unknown): ReplayFigures | undefined {
     skipped: Number(c['skipped'] ?? 0),
     failed: Number(c['failed'] ?? 0),
     ...(typeof c['total'] === 'number' ? { total: c['total'] } : {}),
+    ...(typeof c['backfilled'] === 'number' ? { backfilled: c['backfilled'] } : {}),
+    ...(typeof c['went_live'] === 'string' ? { went_live: c['went_live'] } : {}),
+    ...(typeof c['reasons'] === 'object' && c['reasons'] !== null
+      ? { reasons: c['reasons'] as Record<string, number> }
+      : {}),
   };
 }

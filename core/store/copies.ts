@@ -93,6 +93,12 @@ export interface Sighting {
    * one store push after it: the send-once claim's horizon counts from here.
    */
   readonly at: number;
+  /**
+   * This push's message holds the identity (its first sighting, or that message back after a
+   * crash, or its dead letter): false for a producer's copy, a new message of an identity another
+   * message claimed. Only the holder writes the `skipped` rows, so copies add none. Absent: held.
+   */
+  readonly owner?: boolean;
 }
 
 /** How store saw this stored event's identity, when it claimed it. */
@@ -101,8 +107,8 @@ export function sightingOf(event: StoredEvent): Sighting | undefined {
 }
 
 /** Marks an event with how its identity was seen, and hands it on. */
-function seen<E extends EventEntry>(entry: E, first: boolean, at: number): E {
-  sightings.set(entry.event, { first, at });
+function seen<E extends EventEntry>(entry: E, first: boolean, at: number, owner = true): E {
+  sightings.set(entry.event, { first, at, owner });
   return entry;
 }
 
@@ -178,12 +184,12 @@ export async function settleCopies(
       const digest = await stored(copy);
       if (digest) {
         copies++;
-        present.push(seen(named(copy, digest), false, now));
+        present.push(seen(named(copy, digest), false, now, false));
       } else if (now - answer.claimed_at < COPY_SETTLE_MS)
         throw new NotYet(
           `event ${e.event.event_id} is a copy of message ${answer.message_id}, whose row is not stored yet: trying again later`,
         );
-      else write.push(seen(copy, false, now));
+      else write.push(seen(copy, false, now, false));
     }),
   ]);
   return { write, present, copies };

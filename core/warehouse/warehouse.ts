@@ -205,6 +205,8 @@ export function deliveryColumns(): ColumnPlan[] {
     col('platform_response', 'STRING', "The platform's answer: codes, messages, counts (JSON, ≤ 1 KB)"),
     // Added later: NULLABLE, so an existing table takes it in place (docs/observability.md).
     col('trace_id', 'STRING', 'The trace (W3C, 32 hex digits) the decision or attempt was made under'),
+    // Added later: NULLABLE, so an existing table takes it in place (docs/delivery.md#backfill).
+    col('backfill', 'BOOL', 'True when the row comes from a backfill of a destination added later'),
   ];
 }
 

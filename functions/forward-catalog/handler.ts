@@ -8,6 +8,7 @@
  */
 import type { Request, Response } from '@google-cloud/functions-framework';
 import { segmentActionDriver } from '../../adapters/segment-actions/driver.ts';
+import type { RefreshTokenStore } from '../../adapters/segment-actions/run.ts';
 import { andThen } from '../../core/maybe-async.ts';
 import type { Plan } from '../../core/plan.ts';
 import type { Driver } from '../../core/platforms/driver.ts';
@@ -18,6 +19,8 @@ import { createForwardHandler, type ForwardServices } from '../forward/handler.t
 /** What forward-catalog needs besides forward's services: the fetch Segment's actions send through. */
 export interface ForwardCatalogServices extends Omit<ForwardServices, 'driverFor' | 'send'> {
   readonly fetch: typeof fetch;
+  /** Where OAuth refresh tokens are kept and rotated (Secret Manager's versions), when the secrets are there. */
+  readonly refreshTokens?: RefreshTokenStore;
 }
 
 /**
@@ -32,8 +35,8 @@ export function createForwardCatalogHandler(
   let built: { from: ForwardCatalogServices; services: ForwardServices } | undefined;
   const withDriver = (s: ForwardCatalogServices): ForwardServices => {
     if (built?.from === s) return built.services;
-    const driver: Driver = segmentActionDriver(s.fetch);
-    const { fetch: _fetch, ...rest } = s;
+    const driver: Driver = segmentActionDriver(s.fetch, s.refreshTokens);
+    const { fetch: _fetch, refreshTokens: _tokens, ...rest } = s;
     built = {
       from: s,
       services: { ...rest, send: notSent, driverFor: (type) => (type === driver.type ? driver : undefined) },

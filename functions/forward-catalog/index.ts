@@ -13,6 +13,8 @@ import { createEgressSender, egressFetch } from '../../adapters/egress.ts';
 import { loadOnce, warmInBackground } from '../../adapters/load-once.ts';
 import { redactProcessOutput } from '../../adapters/log-redaction.ts';
 import { exitAfterFlush, flushBeforeAnswer, setupProcessMetrics } from '../../adapters/metrics.ts';
+import { refreshTokenStore } from '../../adapters/secret-versions.ts';
+import { runEnvironment } from '../../adapters/segment-actions/run-context.ts';
 import { readSettingsText } from '../../adapters/settings-file.ts';
 import { registryErasedList } from '../../adapters/suppression-list.ts';
 import { setupProcessTracing } from '../../adapters/tracing.ts';
@@ -27,6 +29,9 @@ const CATALOG_CALL_TIMEOUT_MS = 60_000;
 /** The function's configuration: the one read of the process environment. */
 // Every line this function writes leaves through the one redaction (core/privacy/redact-log.ts).
 redactProcessOutput();
+// What Segment's destinations read from Segment's environment answers each delivery's own settings
+// (adapters/segment-actions/run-context.ts; core/platforms/segment-action/environment.ts).
+process.env = runEnvironment(process.env);
 export const config = readFunctionConfig(process.env, readSettingsText);
 // Once per process, before the first push, as forward does (docs/observability.md).
 const tracing = setupProcessTracing(config, 'forward-catalog');
@@ -45,9 +50,12 @@ async function loadServices(): Promise<ForwardCatalogServices> {
     // Locally: judged as in the cloud, then received by the capturing stand-in (docs/local.md).
     ...(config.captureUrl ? { capture: config.captureUrl } : {}),
   });
+  // A rotated OAuth refresh token is written back as a new version of its secret (issue #100).
+  const refreshTokens = refreshTokenStore(config);
   return {
     ...(await deliveryServices(config, 'forward-catalog', erased)),
     fetch: egressFetch(gate, CATALOG_CALL_TIMEOUT_MS),
+    ...(refreshTokens ? { refreshTokens } : {}),
   };
 }
 

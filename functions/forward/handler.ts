@@ -207,6 +207,7 @@ function deliveredInFlight(push: PushedMessage, now: Date): ForwardResult {
     reason: 'a copy of a delivery the attempt in flight in this instance made',
     attempt: push.deliveryAttempt,
     replay: a[DELIVERY_ATTRIBUTES.replay] === 'true',
+    backfill: a[DELIVERY_ATTRIBUTES.backfill] === 'true',
     messageId: push.messageId,
     now,
   });

@@ -47,6 +47,7 @@ import { runKey } from '../../core/scheduler/dispatch.ts';
 import { syncTables } from '../../core/syncs/sync-sql.ts';
 import { PLATFORM_DIAGNOSTICS_TABLE } from '../../core/warehouse/platform-diagnostics.ts';
 import { PRIVACY_TABLES } from '../../core/warehouse/privacy-audit.ts';
+import { RECONCILIATION_VIEW } from '../../core/warehouse/reconciliation.ts';
 import { OPS_TABLES, TABLES, tableRef } from '../../core/warehouse/warehouse.ts';
 import type { RuleSpec } from '../../schemas/rule.ts';
 import type { SyncSpec } from '../../schemas/sync.ts';
@@ -59,6 +60,7 @@ import { erasureJob } from './erasures.ts';
 import { googleAdsDiagnosticsJob } from './google-ads-diagnostics.ts';
 import { createScheduleHandler, MESSAGE_TYPE_ATTRIBUTE, type ScheduleDeps } from './handler.ts';
 import { modelJob } from './models.ts';
+import { countsSender, countsWriter, platformCountsJob } from './platform-counts.ts';
 import { platformDiagnosticsJob } from './platform-diagnostics.ts';
 import { redriveJob } from './redrive.ts';
 import { replayJob } from './replays.ts';
@@ -227,6 +229,7 @@ function alerts(reader: RegistryReader, bigquery: BigQuery): Job {
     invalidEvents: ref(config.plan.dataset, TABLES.invalidEvents),
     deliveries: ref(config.plan.dataset, TABLES.deliveries),
     erasures: ref(config.plan.ops.dataset, PRIVACY_TABLES.erasures),
+    reconciliation: ref(config.plan.dataset, RECONCILIATION_VIEW),
   };
   const states = ref(config.plan.ops.dataset, OPS_TABLES.alertStates);
   const insert = bigQueryInsertAll(bigquery, config.plan.ops.dataset);
@@ -287,10 +290,11 @@ function replays(
     publish: (messages) => deliveries.publish(messages),
     writeLedger: (entries) => ledger.write(entries),
     assertSelect: (sql, params) => assertSingleSelect(bigquery, { query: sql, params, useLegacySql: false }),
-    run: async (sql, params) => {
+    run: async (sql, params, types) => {
       const [rows] = await bigquery.query({
         query: sql,
         ...(params ? { params } : {}),
+        ...(types ? { types } : {}),
         useLegacySql: false,
         maximumBytesBilled: maxBytes,
       });
@@ -408,6 +412,7 @@ async function loadDeps(): Promise<ScheduleDeps> {
       }),
       googleAdsDiagnostics(bigquery),
       platformDiagnostics(bigquery),
+      platformCounts(bigquery),
     ],
   };
 }
@@ -455,6 +460,19 @@ function platformDiagnostics(bigquery: BigQuery): Job {
       );
       if (refused.length > 0) throw new Error(`platform_diagnostics refused a row: ${refused[0]?.message}`);
     },
+    log: (entry) => console.log(JSON.stringify(entry)),
+  });
+}
+
+/** What the platforms counted, into the events dataset (platform-counts.ts). */
+function platformCounts(bigquery: BigQuery): Job {
+  const insert = bigQueryInsertAll(bigquery, config.plan.dataset);
+  return platformCountsJob({
+    settings: config.settings,
+    secret: async (name) => secrets.get(name),
+    accessToken: createAccessTokens(tokens),
+    send: countsSender(sender),
+    write: countsWriter(insert),
     log: (entry) => console.log(JSON.stringify(entry)),
   });
 }

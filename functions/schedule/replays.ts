@@ -11,9 +11,15 @@
 import type { PullSource } from '../../adapters/backlog.ts';
 import { replayDestinationDeadLetters } from '../../adapters/dead-letter-replay.ts';
 import type { DefinedEvent } from '../../core/definitions/defined-events.ts';
+import {
+  laterConsentParams,
+  laterConsentQuery,
+  wentLiveOf,
+  wentLiveQuery,
+} from '../../core/delivery/backfill.ts';
 import type { LedgerEntry } from '../../core/delivery/ledger.ts';
 import type { DeliveryMessage } from '../../core/delivery/message.ts';
-import { sliceInsert, sliceQuery } from '../../core/delivery/replay.ts';
+import { sliceInsert, sliceQuery, storedEventFromRow } from '../../core/delivery/replay.ts';
 import { sliceSender } from '../../core/delivery/slice-replay.ts';
 import {
   REPLAY_KIND,
@@ -40,10 +46,11 @@ export interface ReplayJobDeps {
   readonly writeLedger: (entries: readonly LedgerEntry[]) => Promise<unknown>;
   /** Throws unless the SQL is a single SELECT (a dry run): the `where` is a person's SQL. */
   readonly assertSelect: (sql: string, params: Record<string, unknown>) => Promise<void>;
-  /** Runs a statement under the bytes cap; plain rows. */
+  /** Runs a statement under the bytes cap; plain rows. `types` for parameters that may be empty arrays. */
   readonly run: (
     sql: string,
     params?: Record<string, unknown>,
+    types?: Record<string, string[]>,
   ) => Promise<readonly Record<string, unknown>[]>;
   /**
    * (Re)creates an ops table for a slice with the events table's columns, policy tags included
@@ -139,7 +146,12 @@ export function replayJob(deps: ReplayJobDeps): Job {
       await deps.createSlice(table);
       await deps.run(sliceInsert(`\`${deps.ops}.${table}\``, select), params);
       const [row] = await deps.run(`SELECT COUNT(*) AS n FROM \`${deps.ops}.${table}\``);
-      const next: Cursor = { ...at, total: Number(row?.['n'] ?? 0) };
+      // When the destination went live, once: every page tells a backfill by the same instant.
+      const live = wentLiveOf(
+        await deps.run(wentLiveQuery(deps.project, deps.dataset), { destination: record.destination }),
+        ctx.now,
+      );
+      const next: Cursor = { ...at, total: Number(row?.['n'] ?? 0), went_live: live.toISOString() };
       if (next.total === 0) return finish(record, ctx, next);
       return { done: false, cursor: next, summary: { replay: record.id, total: next.total } };
     }
@@ -151,12 +163,25 @@ export function replayJob(deps: ReplayJobDeps): Job {
       publish: deps.publish,
       writeLedger: deps.writeLedger,
       ...(deps.definition ? { definition: deps.definition } : {}),
+      ...(at.went_live ? { wentLive: new Date(at.went_live) } : {}),
+      laterConsent: async (events) => {
+        const params = laterConsentParams(events);
+        if (!params) return [];
+        const types = { users: ['STRING'], anonymous: ['STRING'] };
+        return (await deps.run(laterConsentQuery(deps.project, deps.dataset), params, types)).map(
+          storedEventFromRow,
+        );
+      },
     }).page(rows);
+    const reasons: Record<string, number> = { ...at.reasons };
+    for (const [reason, n] of Object.entries(sent.reasons)) reasons[reason] = (reasons[reason] ?? 0) + n;
     const next: Cursor = {
       ...at,
       read: at.read + rows.length,
       republished: at.republished + sent.republished,
       skipped: at.skipped + sent.skipped,
+      backfilled: (at.backfilled ?? 0) + sent.backfilled,
+      reasons,
     };
     if (next.read >= (next.total ?? 0)) return finish(record, ctx, next);
     return { done: false, cursor: next, summary: { replay: record.id, read: next.read } };
@@ -177,7 +202,6 @@ export function replayJob(deps: ReplayJobDeps): Job {
       const record = await deps.read(ctx.run.name);
       if (!record) return { done: true, summary: { skipped: 'no such replay' } };
       if (record.status === 'finished') return { done: true, summary: { skipped: 'already finished' } };
-      destinationOf(record.destination);
       const at: Cursor = (ctx.cursor as Cursor | null) ?? {
         read: 0,
         republished: 0,
@@ -185,6 +209,9 @@ export function replayJob(deps: ReplayJobDeps): Job {
         failed: 0,
         started_at: ctx.now.toISOString(),
       };
+      // A person stopped it (the studio's replay-cancel): what was sent stays sent, nothing more goes.
+      if (record.cancel_requested_at !== undefined) return finish(record, ctx, { ...at, cancelled: true });
+      destinationOf(record.destination);
       return record.source === 'slice' ? slice(record, ctx, at) : deadLetters(record, ctx, at);
     },
   };

@@ -24,6 +24,7 @@ import { createStoreFanOut } from '../../adapters/store-fan-out.ts';
 import { createStoredCheck, eventsStoredQuery } from '../../adapters/stored-check.ts';
 import { erasedList } from '../../adapters/suppression-list.ts';
 import { setupProcessTracing } from '../../adapters/tracing.ts';
+import type { ClaimStore } from '../../core/claims/claim-store.ts';
 import { CATALOGUE_OPTIONS } from '../../core/decision/decision.ts';
 import { andThen } from '../../core/maybe-async.ts';
 import { ACTIONS_TOPIC, registryBucketName } from '../../core/plan.ts';
@@ -77,6 +78,7 @@ function fanOutHook(
   runtime: FunctionConfig,
   writer: RowWriter,
   definitions: Definitions,
+  claims: ClaimStore,
 ): AfterStored | undefined {
   if ((runtime.settings.destinations ?? []).length === 0) return undefined;
   // The publisher's client loads in the background at cold start (warm): a first fan-out that
@@ -93,6 +95,8 @@ function fanOutHook(
     settings: runtime.settings,
     publish: (messages) => deliveries.publish(messages),
     rows: writer,
+    // Events decided before the consent platform answered wait there for its answer.
+    claims,
     options: {
       ...CATALOGUE_OPTIONS,
       // The handler loaded the event's definition version before storing it.
@@ -139,8 +143,9 @@ function afterStoredHook(
   runtime: FunctionConfig,
   writer: RowWriter,
   definitions: Definitions,
+  claims: ClaimStore,
 ): AfterStored | undefined {
-  const fanOut = fanOutHook(runtime, writer, definitions);
+  const fanOut = fanOutHook(runtime, writer, definitions, claims);
   const rules = rulesHook(runtime);
   return guardHooks(
     [
@@ -186,7 +191,9 @@ async function init(): Promise<Handler> {
       ),
     ),
   ]);
-  const afterStored = afterStoredHook(runtime, writer, definitions);
+  // The claims database: first sightings, and the events waiting for a consent platform's answer.
+  const claims = environmentClaims(runtime);
+  const afterStored = afterStoredHook(runtime, writer, definitions, claims);
   return createStoreHandler({
     config: {
       ...storeConfig(runtime.settings, runtime.plan),
@@ -200,7 +207,7 @@ async function init(): Promise<Handler> {
       log: (message) => console.log(JSON.stringify({ severity: 'WARNING', message, component: 'store' })),
     }),
     // The first sighting of every event (a claim in the claims database, core/claims/claim-store.ts).
-    claim: createIdentityClaims(environmentClaims(runtime)),
+    claim: createIdentityClaims(claims),
   });
 }
 

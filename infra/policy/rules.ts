@@ -41,6 +41,12 @@ export function organisationConfigFor(settings: Readonly<Settings>): Organisatio
 }
 
 const PUBLIC_MEMBERS = ['allUsers', 'allAuthenticatedUsers'];
+const SECRET_READER = 'roles/secretmanager.secretAccessor';
+const SECRET_WRITER = 'roles/secretmanager.secretVersionManager';
+/** The workloads that add secret versions: the studio's token store, forward-catalog's refresh tokens. */
+const SECRET_WRITERS = /^serviceAccount:eventbus-(studio|forward-catalog)@/;
+/** A backend service the program did not declare (its own are named eventbus-…, or ids under mocks). */
+const SITE_BACKEND = /\/backendServices\/(?!eventbus-)[^/]+$/;
 const BASIC_ROLES = ['roles/owner', 'roles/editor', 'roles/viewer'];
 
 /** Every IAM member a resource grants (`member` of the *IamMember resources, `members` of bindings). */
@@ -72,10 +78,11 @@ const policy = (
   description: string,
   validateResource: Validate,
   configSchema?: ResourceValidationPolicy['configSchema'],
+  enforcementLevel: 'mandatory' | 'advisory' = 'mandatory',
 ): ResourceValidationPolicy => ({
   name,
   description,
-  enforcementLevel: 'mandatory',
+  enforcementLevel,
   validateResource,
   ...(configSchema ? { configSchema } : {}),
 });
@@ -136,6 +143,42 @@ export function organisationPolicies(config?: OrganisationConfig): ResourceValid
       ({ type }, report) => {
         if (type === 'gcp:serviceaccount/key:Key') report('declares a service-account key');
       },
+    ),
+    policy(
+      'eventbus-secret-writers',
+      'Only the studio (token store) and forward-catalog (rotated OAuth refresh tokens) may write secret versions, with Secret Version Manager; every other secret grant reads',
+      ({ type, props }, report) => {
+        if (type !== 'gcp:secretmanager/secretIamMember:SecretIamMember') return;
+        const role = String(props['role']);
+        if (role === SECRET_READER) return;
+        const writer = membersOf(props).every((m) => SECRET_WRITERS.test(m));
+        if (role !== SECRET_WRITER || !writer)
+          report(
+            `grants ${role} to ${membersOf(props).join(', ')}: a workload reads secrets (${SECRET_READER}); ` +
+              `only the studio and forward-catalog add versions, with ${SECRET_WRITER}`,
+          );
+      },
+    ),
+    policy(
+      'eventbus-site-map-additive',
+      "gateway.origin_path adds a path rule to the site's own URL map: no URL map of ours sends the site's own backends its traffic",
+      ({ type, props }, report) => {
+        if (type !== 'gcp:compute/uRLMap:URLMap') return;
+        const defaults = [
+          props['defaultService'],
+          ...((props['pathMatchers'] as { defaultService?: unknown }[] | undefined) ?? []).map(
+            (m) => m.defaultService,
+          ),
+        ];
+        const site = defaults.filter((d): d is string => typeof d === 'string' && SITE_BACKEND.test(d));
+        if (site.length > 0)
+          report(
+            `sends everything but the gateway's path to ${site[0]}: a whole URL map replacing the site's (the ` +
+              "previous release's origin_path form); name the site's map in gateway.site_url_map instead",
+          );
+      },
+      undefined,
+      'advisory',
     ),
     policy(
       CONFIGURED.ingress,

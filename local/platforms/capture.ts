@@ -15,14 +15,15 @@
  *   its requests that carry that text, so events sent in parallel do not take each other's;
  * - `GET /_standin/requests[?host=<host>]`: what arrived, oldest first.
  * The OAuth destinations' token endpoints (every URL of oauth-destinations.json, Google's among
- * them) are served by the OAuth stand-in (oauth.ts; `POST /_standin/oauth/clients` registers a
+ * them, and any other URL a form with an OAuth `grant_type` is posted to) are served by the OAuth stand-in (oauth.ts; `POST /_standin/oauth/clients` registers a
  * client, `GET /_standin/oauth/authorize` is its authorization endpoint), and sheets.googleapis.com
  * by the Google Sheets stand-in (google-sheets.ts; `POST /_standin/sheets/spreadsheets` creates a
  * spreadsheet, `GET /_standin/sheets/spreadsheets/<id>` reads it back).
  */
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { oauthDefinitions } from '../../core/platforms/segment-action/oauth.ts';
 import { createSheetsStandIn, SPREADSHEETS_PATH } from './google-sheets.ts';
-import { AUTHORIZE_PATH, CLIENTS_PATH, createOAuthStandIn } from './oauth.ts';
+import { AUTHORIZE_PATH, CLIENTS_PATH, createOAuthStandIn, type OAuthStandIn } from './oauth.ts';
 import {
   type Answer,
   type PlatformReceiver,
@@ -160,6 +161,18 @@ const TOKEN_ENDPOINTS: ReadonlySet<string> = new Set(
   }),
 );
 
+/**
+ * A token request to an endpoint the catalogue data does not name (a destination that builds its
+ * token URL at run time: Salesforce's instance, Acoustic's region, Snap, Taboola, HubSpot…): a POST
+ * of a form with an OAuth `grant_type` (RFC 6749 §4.1.3, §6). The OAuth stand-in answers it as
+ * it answers the named endpoints, so every OAuth destination gets a token locally.
+ */
+function isTokenRequest(method: string, headers: Readonly<Record<string, string>>, raw: string): boolean {
+  if (method !== 'POST' || !/^application\/x-www-form-urlencoded\b/i.test(headers['content-type'] ?? ''))
+    return false;
+  return /(?:^|&)grant_type=(?:refresh_token|authorization_code)(?:&|$)/.test(raw);
+}
+
 const matches = (rule: Rule, method: string, host: string, path: string): boolean =>
   (rule.host.startsWith('.') ? host.endsWith(rule.host) : host === rule.host) &&
   (rule.method === undefined || rule.method === method) &&
@@ -208,8 +221,39 @@ function answersOf(body: unknown): Answer[] | undefined {
   return out;
 }
 
+/** Where the capturing stand-in keeps what must outlive it. */
+export interface CaptureOptions {
+  /**
+   * A file holding the OAuth stand-in's client registrations, one JSON line each: read at start,
+   * each new registration appended, so `eventbus connect --stand-in` survives a restart.
+   */
+  readonly oauthClients?: string;
+}
+
+/** The OAuth stand-in's `register`, kept in `file` when one is given: what it holds registered first. */
+function keptRegistrations(
+  oauth: OAuthStandIn,
+  file: string | undefined,
+): (raw: unknown) => string | undefined {
+  if (file === undefined) return (raw) => oauth.register(raw);
+  if (existsSync(file))
+    for (const line of readFileSync(file, 'utf8').split('\n')) {
+      if (line.trim() === '') continue;
+      try {
+        oauth.register(JSON.parse(line));
+      } catch {
+        // A line cut short by a crash: the registrations before and after it still count.
+      }
+    }
+  return (raw) => {
+    const problem = oauth.register(raw);
+    if (problem === undefined) appendFileSync(file, `${JSON.stringify(raw)}\n`, { mode: 0o600 });
+    return problem;
+  };
+}
+
 /** Starts the capturing stand-in on 127.0.0.1 (any non-empty credential is taken). */
-export async function startCaptureReceiver(): Promise<CaptureReceiver> {
+export async function startCaptureReceiver(options: CaptureOptions = {}): Promise<CaptureReceiver> {
   const next = new Map<string, { answer: Answer; contains: string | undefined }[]>();
   const answerNext = (host: string, answers: readonly Answer[], contains?: string) => {
     const key = host.toLowerCase();
@@ -217,6 +261,7 @@ export async function startCaptureReceiver(): Promise<CaptureReceiver> {
   };
   let captured: (host?: string) => CapturedRequest[] = () => [];
   const oauth = createOAuthStandIn();
+  const register = keptRegistrations(oauth, options.oauthClients);
   const sheets = createSheetsStandIn(oauth);
   const server = await startPlatformServer(({ method, path, query, headers, body, raw }) => {
     if (path.startsWith(OWN)) {
@@ -249,7 +294,8 @@ export async function startCaptureReceiver(): Promise<CaptureReceiver> {
     const i = queued.findIndex((q) => q.contains === undefined || text.includes(q.contains));
     const scripted = i < 0 ? undefined : queued.splice(i, 1)[0];
     if (scripted) return scripted.answer;
-    if (TOKEN_ENDPOINTS.has(`${at.host}${at.path}`)) return oauth.token({ method, headers, raw });
+    if (TOKEN_ENDPOINTS.has(`${at.host}${at.path}`) || isTokenRequest(method, headers, raw))
+      return oauth.token({ method, headers, raw });
     if (at.host === 'sheets.googleapis.com')
       return sheets.handle({ method, path: at.path, query, headers, body });
     return RULES.find((r) => matches(r, method, at.host, at.path))?.answer ?? { status: 200, body: {} };
@@ -263,7 +309,7 @@ export async function startCaptureReceiver(): Promise<CaptureReceiver> {
   ): Answer | undefined {
     const refusedOrDone = (problem: string | undefined): Answer =>
       problem ? { status: 400, body: { error: problem } } : { status: 204 };
-    if (method === 'POST' && path === CLIENTS_PATH) return refusedOrDone(oauth.register(body));
+    if (method === 'POST' && path === CLIENTS_PATH) return refusedOrDone(register(body));
     if (method === 'GET' && path === AUTHORIZE_PATH) return oauth.authorize(query);
     if (method === 'POST' && path === SPREADSHEETS_PATH) return refusedOrDone(sheets.create(body));
     if (method === 'GET' && path.startsWith(`${SPREADSHEETS_PATH}/`)) {

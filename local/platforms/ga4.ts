@@ -9,6 +9,7 @@
 import { googleError } from './google-ads.ts';
 import {
   type Answer,
+  countedOf,
   isObject,
   type PlatformReceiver,
   type ReceiverOptions,
@@ -125,13 +126,8 @@ function userDeletion(
   options: ReceiverOptions,
   now: Date,
 ): Answer {
-  const token = /^Bearer (.+)$/.exec(authorization ?? '')?.[1];
-  if (!token || (options.accessToken !== undefined && token !== options.accessToken))
-    return googleError(
-      401,
-      'UNAUTHENTICATED',
-      'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.',
-    );
+  const unauthenticated = bearerRefusal(authorization, options);
+  if (unauthenticated) return unauthenticated;
   if (!/^\d+$/.test(property))
     return googleError(400, 'INVALID_ARGUMENT', 'Request contains an invalid argument.', [
       `name: properties/${property} is not a property name (properties/{numeric id})`,
@@ -151,10 +147,124 @@ function userDeletion(
   return { status: 200, body: { deletionRequestTime: now.toISOString() } };
 }
 
+/** Google's 401 for a request without the stand-in's bearer token, or undefined when it has it. */
+function bearerRefusal(authorization: string | undefined, options: ReceiverOptions): Answer | undefined {
+  const token = /^Bearer (.+)$/.exec(authorization ?? '')?.[1];
+  if (token && (options.accessToken === undefined || token === options.accessToken)) return undefined;
+  return googleError(
+    401,
+    'UNAUTHENTICATED',
+    'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.',
+  );
+}
+
+/** The Data API's report path: `POST /v1beta/properties/{property}:runReport`. */
+const REPORT_PATH = /^\/v1beta\/properties\/([^/:]+):runReport$/;
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * The Data API's `runReport`, as far as a count needs it: a bearer token, a numeric property,
+ * one date range of `YYYY-MM-DD` days, the dimension `eventName` (and optionally `date`) and the
+ * metric `eventCount`; rows of the events `/mp/collect` took on those days (by `timestamp_micros`,
+ * else the time it got them), less the configured shortfall, in the API's answer shape.
+ */
+function runReport(
+  property: string,
+  authorization: string | undefined,
+  body: unknown,
+  options: ReceiverOptions,
+  collected: ReadonlyMap<string, ReadonlyMap<string, number>>,
+): Answer {
+  const unauthenticated = bearerRefusal(authorization, options);
+  if (unauthenticated) return unauthenticated;
+  if (!/^\d+$/.test(property))
+    return googleError(
+      400,
+      'INVALID_ARGUMENT',
+      `Invalid property ID: ${property}. A numeric Property ID is required.`,
+    );
+  if (!isObject(body)) return googleError(400, 'INVALID_ARGUMENT', 'Invalid JSON payload received.');
+  const ranges = Array.isArray(body['dateRanges']) ? body['dateRanges'] : [];
+  const range = isObject(ranges[0]) ? ranges[0] : {};
+  const from = range['startDate'];
+  const to = range['endDate'];
+  const dims = (Array.isArray(body['dimensions']) ? body['dimensions'] : []).map((d) =>
+    isObject(d) ? d['name'] : undefined,
+  );
+  const metrics = (Array.isArray(body['metrics']) ? body['metrics'] : []).map((m) =>
+    isObject(m) ? m['name'] : undefined,
+  );
+  const problems: string[] = [];
+  if (
+    ranges.length !== 1 ||
+    typeof from !== 'string' ||
+    typeof to !== 'string' ||
+    !DAY.test(from) ||
+    !DAY.test(to) ||
+    to < from
+  )
+    problems.push(
+      'dateRanges: one range of startDate and endDate (YYYY-MM-DD, end not before start) is served here',
+    );
+  if (!dims.includes('eventName') || dims.some((d) => d !== 'eventName' && d !== 'date'))
+    problems.push('dimensions: eventName (and date) are served here');
+  if (metrics.length !== 1 || metrics[0] !== 'eventCount')
+    problems.push('metrics: eventCount is served here');
+  if (problems.length > 0)
+    return googleError(400, 'INVALID_ARGUMENT', 'Request contains an invalid argument.', problems);
+  const byDate = dims.includes('date');
+  const rows: { dimensionValues: { value: string }[]; metricValues: { value: string }[] }[] = [];
+  const totals = new Map<string, number>();
+  for (const [day, names] of collected) {
+    if (day < (from as string) || day > (to as string)) continue;
+    for (const [name, n] of names) {
+      if (byDate)
+        rows.push({
+          dimensionValues: dims.map((d) => ({ value: d === 'date' ? day.replaceAll('-', '') : name })),
+          metricValues: [{ value: String(countedOf(n, options.countShortfall)) }],
+        });
+      else totals.set(name, (totals.get(name) ?? 0) + n);
+    }
+  }
+  for (const [name, n] of totals)
+    rows.push({
+      dimensionValues: [{ value: name }],
+      metricValues: [{ value: String(countedOf(n, options.countShortfall)) }],
+    });
+  return {
+    status: 200,
+    body: {
+      dimensionHeaders: dims.map((name) => ({ name })),
+      metricHeaders: [{ name: 'eventCount', type: 'TYPE_INTEGER' }],
+      ...(rows.length > 0 ? { rows } : {}),
+      rowCount: rows.length,
+      metadata: { currencyCode: 'USD', timeZone: 'Etc/UTC' },
+      kind: 'analyticsData#runReport',
+    },
+  };
+}
+
 /** Starts the GA4 receiver (`/mp/collect`, `/debug/mp/collect` and the Admin API's user deletion). */
 export function startGa4Receiver(options: ReceiverOptions = {}): Promise<PlatformReceiver> {
   const now = options.now ?? (() => new Date());
+  // day → event name → events /mp/collect took, for runReport.
+  const collected = new Map<string, Map<string, number>>();
+  const collect = (body: unknown) => {
+    if (!isObject(body) || !Array.isArray(body['events'])) return;
+    const micros = Number(body['timestamp_micros']);
+    const at = Number.isFinite(micros) && micros > 0 ? new Date(micros / 1000) : now();
+    const day = at.toISOString().slice(0, 10);
+    const names = collected.get(day) ?? new Map<string, number>();
+    collected.set(day, names);
+    for (const e of body['events'])
+      if (isObject(e) && typeof e['name'] === 'string') names.set(e['name'], (names.get(e['name']) ?? 0) + 1);
+  };
   return startPlatformServer(({ method, path, query, headers, raw, body }) => {
+    const report = REPORT_PATH.exec(path)?.[1];
+    if (report !== undefined)
+      return method === 'POST'
+        ? runReport(report, headers['authorization'], body, options, collected)
+        : googleError(404, 'NOT_FOUND', `The requested URL ${path} was not found on this server.`);
     const property = DELETION_PATH.exec(path)?.[1];
     if (property !== undefined)
       return method === 'POST'
@@ -180,6 +290,8 @@ export function startGa4Receiver(options: ReceiverOptions = {}): Promise<Platfor
       ...(badSecret ? ['api_secret invalid'] : []),
     ];
     if (debug) return { status: 200, body: { validationMessages: messages }, problems };
+    // What GA4 would keep: a valid event sent with the right secret (it drops the rest silently).
+    if (problems.length === 0) collect(body);
     return { status: 204, problems };
   });
 }

@@ -7,6 +7,7 @@
  */
 import {
   type Answer,
+  countedOf,
   isHashed,
   isObject,
   type PlatformReceiver,
@@ -204,6 +205,15 @@ function qualityOf(seen: ReadonlyMap<string, Seen>): Record<string, unknown>[] {
   });
 }
 
+/** The Graph API's answer about an object it does not know (or the token may not see). */
+const unknownObject = (id: string): Answer =>
+  graphError(
+    400,
+    100,
+    `Unsupported get request. Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`,
+    33,
+  );
+
 /**
  * `GET /{version}/dataset_quality`: `dataset_id` required and known (a pixel named in the options or
  * one that received events here), `fields` asking for `web`; the answer `{web: [...]}` (Meta's
@@ -218,17 +228,48 @@ function datasetQuality(
   if (method !== 'GET') return graphError(400, 100, `(#100) ${method} is not supported on dataset_quality`);
   const id = query['dataset_id'];
   if (!id) return graphError(400, 100, '(#100) The parameter dataset_id is required');
-  if (!known.has(id) && !received.has(id))
-    return graphError(
-      400,
-      100,
-      `Unsupported get request. Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`,
-      33,
-    );
+  if (!known.has(id) && !received.has(id)) return unknownObject(id);
   const fields = query['fields'];
   if (fields !== undefined && !/^web(\{|$)/.test(fields))
     return graphError(400, 100, '(#100) fields must ask for web{…}');
   return { status: 200, body: { web: qualityOf(received.get(id) ?? new Map()) } };
+}
+
+/**
+ * `GET /{version}/{pixel}/stats?aggregation=event&start_time&end_time` (the Graph API's Ads Pixel
+ * stats edge): the events the pixel received per hour and event name, `{data: [{start_time,
+ * aggregation, data: [{value, count}]}]}`, counted by event_time, less the configured shortfall.
+ * `aggregation` is required here (Meta documents others; only `event` is served).
+ */
+function pixelStats(
+  method: string,
+  pixel: string,
+  query: Readonly<Record<string, string>>,
+  known: ReadonlySet<string>,
+  hours: ReadonlyMap<string, ReadonlyMap<number, ReadonlyMap<string, number>>>,
+  shortfall: number | undefined,
+): Answer {
+  if (method !== 'GET') return graphError(400, 100, `(#100) ${method} is not supported on stats`);
+  if (!known.has(pixel) && !hours.has(pixel)) return unknownObject(pixel);
+  if (query['aggregation'] !== 'event')
+    return graphError(
+      400,
+      100,
+      '(#100) aggregation must be one of the documented values; this stand-in serves event',
+    );
+  const start = Number(query['start_time'] ?? 0);
+  const end = Number(query['end_time'] ?? Number.MAX_SAFE_INTEGER);
+  if (!Number.isFinite(start) || !Number.isFinite(end) || end <= start)
+    return graphError(400, 100, '(#100) start_time and end_time must be unix seconds, end after start');
+  const data = [...(hours.get(pixel) ?? new Map<number, ReadonlyMap<string, number>>())]
+    .filter(([hour]) => hour >= start && hour < end)
+    .sort(([a], [b]) => a - b)
+    .map(([hour, names]) => ({
+      start_time: new Date(hour * 1000).toISOString().replace('.000Z', '+0000'),
+      aggregation: 'event',
+      data: [...names].map(([value, n]) => ({ value, count: countedOf(n, shortfall) })),
+    }));
+  return { status: 200, body: { data } };
 }
 
 export interface MetaReceiverOptions extends ReceiverOptions {
@@ -242,7 +283,19 @@ export function startMetaReceiver(options: MetaReceiverOptions = {}): Promise<Pl
   const known = new Set(options.datasets ?? []);
   // pixel → event name → what was received, for the Dataset Quality answers.
   const received = new Map<string, Map<string, Seen>>();
+  // pixel → hour (unix seconds) → event name → events, for the pixel stats.
+  const hours = new Map<string, Map<number, Map<string, number>>>();
   const record = (pixel: string, data: readonly unknown[]) => {
+    const byHour = hours.get(pixel) ?? new Map<number, Map<string, number>>();
+    hours.set(pixel, byHour);
+    for (const e of data) {
+      if (!isObject(e) || !Number.isInteger(e['event_time'])) continue;
+      const hour = Math.floor((e['event_time'] as number) / 3600) * 3600;
+      const names = byHour.get(hour) ?? new Map<string, number>();
+      byHour.set(hour, names);
+      const name = String(e['event_name']);
+      names.set(name, (names.get(name) ?? 0) + 1);
+    }
     const events = received.get(pixel) ?? new Map<string, Seen>();
     received.set(pixel, events);
     for (const e of data) {
@@ -260,13 +313,20 @@ export function startMetaReceiver(options: MetaReceiverOptions = {}): Promise<Pl
   return startPlatformServer(({ method, path, query, body }) => {
     const quality = /^\/v\d+\.\d+\/dataset_quality$/.test(path);
     const users = /^\/v\d+\.\d+\/\d+\/users$/.test(path);
-    if (!users && !quality && (method !== 'POST' || !/^\/v\d+\.\d+\/\d+\/events$/.test(path)))
+    const stats = /^\/v\d+\.\d+\/(\d+)\/stats$/.exec(path)?.[1];
+    if (
+      !users &&
+      !quality &&
+      stats === undefined &&
+      (method !== 'POST' || !/^\/v\d+\.\d+\/\d+\/events$/.test(path))
+    )
       return graphError(400, 2500, `Unknown path components: ${path}`);
     const token = query['access_token'];
     if (!token || (options.accessToken !== undefined && token !== options.accessToken))
       return graphError(400, 190, 'Invalid OAuth access token - Cannot parse access token');
     if (users) return audienceUsers(method, path, body);
     if (quality) return datasetQuality(method, query, known, received);
+    if (stats !== undefined) return pixelStats(method, stats, query, known, hours, options.countShortfall);
     if (!isObject(body) || !Array.isArray(body['data']))
       return graphError(400, 100, '(#100) The parameter data is required');
     const data = body['data'] as unknown[];

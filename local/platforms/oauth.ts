@@ -37,6 +37,12 @@ export interface OAuthClientRegistration {
   readonly expires_in?: number;
   /** The first access token issued to the client is expired at once. */
   readonly expire_first_token?: boolean;
+  /**
+   * Refresh-token rotation (RFC 6749 §6, OAuth 2.0 Security BCP §4.14): every refresh answers a
+   * new refresh token and the one used stops working at once, so a second refresh with it is
+   * `invalid_grant`, as the providers that rotate answer.
+   */
+  readonly rotate_refresh_tokens?: boolean;
 }
 
 export interface OAuthStandIn {
@@ -113,6 +119,7 @@ interface Client {
   readonly redirectUris: readonly string[];
   readonly expiresIn: number;
   expireFirst: boolean;
+  readonly rotate: boolean;
 }
 
 export function createOAuthStandIn(now: () => number = Date.now): OAuthStandIn {
@@ -146,7 +153,7 @@ export function createOAuthStandIn(now: () => number = Date.now): OAuthStandIn {
     register(raw) {
       const r = raw as Partial<OAuthClientRegistration> | undefined;
       if (typeof r?.client_id !== 'string' || r.client_id === '' || typeof r.client_secret !== 'string')
-        return 'expected {client_id, client_secret, redirect_uris?, refresh_token?, expires_in?, expire_first_token?}';
+        return 'expected {client_id, client_secret, redirect_uris?, refresh_token?, expires_in?, expire_first_token?, rotate_refresh_tokens?}';
       const expiresIn = r.expires_in ?? DEFAULT_EXPIRES_IN;
       if (!Number.isInteger(expiresIn) || expiresIn < 1) return 'expires_in must be a positive integer';
       clients.set(r.client_id, {
@@ -156,6 +163,7 @@ export function createOAuthStandIn(now: () => number = Date.now): OAuthStandIn {
           : [],
         expiresIn,
         expireFirst: r.expire_first_token === true,
+        rotate: r.rotate_refresh_tokens === true,
       });
       if (typeof r.refresh_token === 'string' && r.refresh_token !== '')
         refreshTokens.set(r.refresh_token, r.client_id);
@@ -203,7 +211,9 @@ export function createOAuthStandIn(now: () => number = Date.now): OAuthStandIn {
             'invalid_grant',
             'the refresh token is invalid, revoked, or was issued to another client',
           );
-        return issue(clientId, client, false);
+        // A rotating provider takes the used token back and answers a new one.
+        if (client.rotate) refreshTokens.delete(refresh);
+        return issue(clientId, client, client.rotate);
       }
       if (grant === 'authorization_code') {
         const code = p.get('code');

@@ -55,6 +55,17 @@ export interface ReceiverOptions {
   readonly accessToken?: string;
   /** The receiver's clock, for time windows (default: the real clock). */
   readonly now?: () => Date;
+  /**
+   * The share (0 to 1) of what it received that a stand-in reporting counts leaves out of them
+   * (Meta's pixel stats, GA4's runReport), so a test can make a gap; default 0.
+   */
+  readonly countShortfall?: number;
+}
+
+/** What a stand-in reports counted of `received` events: the configured shortfall left out. */
+export function countedOf(received: number, shortfall: number | undefined): number {
+  const share = shortfall !== undefined && shortfall > 0 && shortfall <= 1 ? shortfall : 0;
+  return Math.round(received * (1 - share));
 }
 
 export type Handler = (req: {

@@ -29,9 +29,9 @@ export interface CaseResult {
 
 /** Why a test that calls something else than testAction is not a run of our runtime. */
 const OTHER_CALLS: Readonly<Record<string, string>> = {
-  testBatchAction: 'batch (performBatch): our runtime sends one event at a time',
-  executeBatch: 'batch (performBatch): our runtime sends one event at a time',
-  onBatch: 'batch (performBatch): our runtime sends one event at a time',
+  testBatchAction: 'batch (performBatch): forward-catalog batches, but the harness runs single events only',
+  executeBatch: 'batch (performBatch): forward-catalog batches, but the harness runs single events only',
+  onBatch: 'batch (performBatch): forward-catalog batches, but the harness runs single events only',
   testAuthentication: "connection test (testAuthentication): Segment's app, not a delivery",
   testDynamicField: "dynamic field lookup (Segment's mapping UI)",
   executeDynamicField: "dynamic field lookup (Segment's mapping UI)",

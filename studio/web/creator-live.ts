@@ -15,6 +15,8 @@ import { authKind, curlFor, endpointUrl, senderHint, signable } from './creator-
  */
 export interface Saved {
   readonly event: string;
+  /** Several types saved as one endpoint: every type's event (the stored rows of each are shown). */
+  readonly events?: readonly string[];
   readonly catalogue: boolean;
   readonly translator: Draft['translator'];
   readonly documents: readonly object[];
@@ -214,7 +216,10 @@ async function followArrivals(
   let looks = 0;
   for (;;) {
     looks += 1;
-    const got = await admin('/v1/admin/arrivals', { event: live.event, since });
+    const got = await admin(
+      '/v1/admin/arrivals',
+      live.events ? { events: live.events, since } : { event: live.event, since },
+    );
     if (got.status === 200) {
       const a = got.json as { stored: Record<string, unknown>[]; deliveries: Record<string, unknown>[] };
       renderArrivals(a);
@@ -224,7 +229,7 @@ async function followArrivals(
       const settled = now === last && (a.deliveries.length > 0 || looks >= 5);
       last = now;
       if (a.stored.length >= published && settled) {
-        say(`${a.stored.length} row(s) stored in events.${live.event}; deliveries below.`);
+        say(`${a.stored.length} row(s) stored in ${storedIn(live)}; deliveries below.`);
         return;
       }
     }
@@ -238,6 +243,9 @@ async function followArrivals(
   }
 }
 
+/** The typed views the rows are stored in: `events.<event>` for each type's event. */
+const storedIn = (live: Saved): string => (live.events ?? [live.event]).map((e) => `events.${e}`).join(', ');
+
 function renderArrivals(a: {
   stored: Record<string, unknown>[];
   deliveries: Record<string, unknown>[];
@@ -245,8 +253,17 @@ function renderArrivals(a: {
   const live = state.live;
   const fields = live?.fields ?? [];
   $('arrivals').replaceChildren(
-    el('h4', {}, `Stored (events.${live?.event ?? ''})`),
-    el('div', { class: 'scroll' }, rowsTable('Stored rows', a.stored, ['event_id', 'event_time', ...fields])),
+    el('h4', {}, `Stored (${live ? storedIn(live) : ''})`),
+    el(
+      'div',
+      { class: 'scroll' },
+      rowsTable('Stored rows', a.stored, [
+        ...(live?.events ? ['event_name'] : []),
+        'event_id',
+        'event_time',
+        ...fields,
+      ]),
+    ),
     el('h4', {}, 'Deliveries'),
     // In its own scroll box too: a long reason must not widen the page on a phone.
     el(

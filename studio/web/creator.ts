@@ -60,6 +60,7 @@ import {
 import { authProblem, authSpec, offerScheme, renderAuth, startAuth } from './creator-auth.ts';
 import { byColumn, checkName, renderPreview } from './creator-checks.ts';
 import { consentWarning } from './creator-consent.ts';
+import { showConstraints, tightenControls } from './creator-constraints.ts';
 import { goLive, type Saved, startLive } from './creator-live.ts';
 import { PLATFORM_CONTROL_IDS, platformEvents, renderPlatformControls } from './creator-platforms.ts';
 import { answer, fieldNameProblems, showQuestions } from './creator-questions.ts';
@@ -72,11 +73,30 @@ import {
   startTargets,
 } from './creator-targets.ts';
 import { showTimeQuestion, timeBlock } from './creator-time.ts';
+import {
+  guessedChoices,
+  joinTypes,
+  keepControls,
+  offerTypes,
+  restoreControls,
+  type Types,
+  type TypeView,
+  typeProblems,
+  typesTranslatorName,
+  typeViews,
+} from './creator-types.ts';
 
 const TARGETS = ['event_data', ...CONTEXT_TARGETS.filter((t) => t !== 'event_name'), 'skip'];
 
 interface State {
+  /** The rows being mapped: the whole sample, or the shown type's rows when it has several types. */
   sample?: ParsedSample;
+  /** The whole sample as read (what the translator reads and the preview shows). */
+  whole?: ParsedSample;
+  /** Its event types, when it has several and one event per type is chosen (creator-types.ts). */
+  types?: Types;
+  /** The discriminator the sample offered last (its checkbox keeps the person's choice). */
+  typesOffer?: string;
   text: string;
   fields: InferredField[];
   choices: ColumnChoice[];
@@ -145,30 +165,26 @@ function readSample(): void {
     $('records-key').textContent = offer;
     if (box.checked) sample = parseSample(text, { ...options, records: offer });
   }
-  state.sample = sample;
+  state.whole = sample;
   state.text = text;
-  state.fields = inferFields(sample);
-  const guesses = guessChoices(state.fields, sample.rows, { window: timeWindow() });
-  state.guesses = guesses;
-  state.choices = guesses.columns.map((g) => ({
-    column: g.column,
-    target: g.target,
-    ...(g.field ? { field: g.field } : {}),
-  }));
-  state.whys = guesses.columns.map((g) => g.why);
-  delete state.timeAnswer;
-  resetSlots();
-  showGuesses(guesses);
-  showQuestions(guesses.questions, (q, column) => {
-    state.choices = answer(q, column, state.choices);
-    const asked = new Set(q.options.map((o) => o.column));
-    state.fields.forEach((f, i) => {
-      if (asked.has(f.name)) state.whys[i] = `your answer to “${q.ask}”`;
-    });
-    renderFields();
-    update();
-  });
-  showAmountGuesses(guesses);
+  // Several event types told apart by a discriminator: one event per type, unless untold.
+  const { offer: typesOffer, groups } = offerTypes(sample, catalogueTarget() === undefined, state.typesOffer);
+  if (typesOffer) state.typesOffer = typesOffer;
+  else delete state.typesOffer;
+  const zone = $<HTMLInputElement>('zone').value.trim() || 'UTC';
+  if (typesOffer && groups) {
+    state.types = typeViews(typesOffer, groups, timeWindow(), zone);
+    showType(0);
+  } else {
+    delete state.types;
+    state.sample = sample;
+    state.fields = inferFields(sample);
+    const guesses = guessChoices(state.fields, sample.rows, { window: timeWindow() });
+    state.guesses = guesses;
+    state.choices = guessedChoices(guesses, state.fields);
+    state.whys = guesses.columns.map((g) => g.why);
+    showGuessed(guesses);
+  }
   offerScheme(offeredScheme(sample.rows));
   $('detected').textContent = readAs(sample);
   const problems = $('problems');
@@ -185,14 +201,73 @@ function readSample(): void {
   update();
 }
 
+/** The guesses of the rows being mapped: the name, time, questions and amounts. */
+function showGuessed(guesses: Guesses): void {
+  delete state.timeAnswer;
+  resetSlots();
+  showGuesses(guesses);
+  showQuestions(guesses.questions, (q, column) => {
+    state.choices = answer(q, column, state.choices);
+    const asked = new Set(q.options.map((o) => o.column));
+    state.fields.forEach((f, i) => {
+      if (asked.has(f.name)) state.whys[i] = `your answer to “${q.ask}”`;
+    });
+    renderFields();
+    update();
+  });
+  showAmountGuesses(guesses);
+}
+
+/** Shows one event type of the sample to map: its rows, guesses, choices, name and platforms. */
+function showType(index: number): void {
+  const types = state.types;
+  const view = types?.views[index];
+  if (!types || !view) return;
+  types.current = index;
+  $<HTMLSelectElement>('multi-current').value = String(index);
+  state.sample = view.sample;
+  state.fields = view.fields;
+  state.guesses = view.guesses;
+  state.choices = view.choices;
+  state.whys = view.whys;
+  $<HTMLInputElement>('event-name').value = view.eventName;
+  state.autoName = view.autoName;
+  showGuessed(view.guesses);
+  restoreControls(view.controls);
+}
+
+/** Keeps what the person did to the type shown, then shows another. */
+function switchType(): void {
+  const types = state.types;
+  const view = types?.views[types.current];
+  if (!types || !view) return;
+  view.choices = state.choices;
+  view.whys = state.whys;
+  view.eventName = $<HTMLInputElement>('event-name').value.trim();
+  view.autoName = state.autoName;
+  view.controls = keepControls();
+  showType(Number($<HTMLSelectElement>('multi-current').value));
+  renderFields();
+  renderSlots(state.fields);
+  update();
+}
+
 function renderFields(): void {
   const table = $<HTMLTableElement>('fields');
   const head = el(
     'tr',
     {},
-    ...['Column', 'Goes to', 'Why', 'Found', 'Examples', 'Field name', 'Required', 'Personal data'].map((h) =>
-      el('th', { scope: 'col' }, h),
-    ),
+    ...[
+      'Column',
+      'Goes to',
+      'Why',
+      'Found',
+      'Saved as (what the definition checks)',
+      'Examples',
+      'Field name',
+      'Required',
+      'Personal data',
+    ].map((h) => el('th', { scope: 'col' }, h)),
   );
   const rows = state.fields.map((f, i) => {
     const choice = state.choices[i] as ColumnChoice;
@@ -219,9 +294,14 @@ function renderFields(): void {
     pii.checked = choice.pii ?? (guessed?.personal === true || f.format === 'email' || f.format === 'phone');
     // Name, required and personal data are a field's: only an event field has them here (the
     // context's own fields, user.email…, are hashed per the settings).
+    // What a sample cannot prove, tightened only by the person (creator-constraints.ts).
+    const tighten = tightenControls(f, choice, (change) => {
+      state.choices[i] = change(state.choices[i] as ColumnChoice);
+      update();
+    });
     const enable = () => {
       const data = state.choices[i]?.target === 'event_data';
-      for (const input of [name, required, pii]) input.disabled = !data;
+      for (const input of [name, required, pii, ...tighten.inputs]) input.disabled = !data;
       name.placeholder = data ? '' : '—';
       if (!data) name.value = '';
       else if (name.value === '') name.value = state.choices[i]?.field ?? '';
@@ -259,6 +339,7 @@ function renderFields(): void {
       el('td', {}, target),
       why,
       el('td', {}, found),
+      el('td', {}, el('span', { class: 'saved-as' }), tighten.cell),
       el('td', {}, f.examples.map(show).join(' · ')),
       el('td', {}, name),
       el('td', {}, required),
@@ -351,23 +432,38 @@ function saved(draft: Draft): Saved {
     state.choices.filter((c) => c.pii && c.target === 'event_data').map((c) => c.column),
   );
   const cat = catalogueDraft(draft, state.fields, personal);
-  const base = cat?.translator ?? draft.translator;
+  const joined = state.types && !cat ? joinTypes(state.types, typesName()) : undefined;
+  const base = cat?.translator ?? joined?.translator ?? draft.translator;
   const auth = authSpec();
   const translator = auth ? { ...base, spec: keyedBySignature({ ...base.spec, auth }) } : base;
   return cat
     ? { event: cat.event, catalogue: true, translator, documents: [translator] }
-    : {
-        event: draft.definition.name,
-        catalogue: false,
-        translator,
-        documents: [draft.definition, translator],
-      };
+    : joined
+      ? {
+          event: translator.spec.event,
+          events: joined.definitions.map((d) => d.name),
+          catalogue: false,
+          translator,
+          documents: [...joined.definitions, translator],
+        }
+      : {
+          event: draft.definition.name,
+          catalogue: false,
+          translator,
+          documents: [draft.definition, translator],
+        };
 }
+
+/** The endpoint's name for several types: the one typed, else one made from the types' events. */
+const typesName = () =>
+  $<HTMLInputElement>('translator-name').value.trim() ||
+  (state.types ? typesTranslatorName(state.types, state.whole?.format ?? 'json') : '');
 
 /** Why the draft cannot be saved yet beyond its rows: unfilled slots, the time question, the auth. */
 function blockers(): string[] {
   return [
     ...slotErrors(),
+    ...(state.types && !catalogueTarget() ? typeProblems(state.types) : []),
     ...(catalogueTarget() ? [] : fieldNameProblems(state.choices)),
     ...[timeBlock(), authProblem(), catalogueTarget() ? undefined : minorProblem()].filter(
       (b): b is string => b !== undefined,
@@ -379,7 +475,8 @@ function update(): void {
   const sample = state.sample;
   if (!sample) return;
   const target = catalogueTarget();
-  $('translator-name-row').hidden = target === undefined;
+  const types = target ? undefined : state.types;
+  $('translator-name-row').hidden = target === undefined && types === undefined;
   // A catalogue target sends per the catalogue's own platform mappings: step 3's events are a definition's.
   $('platform-events').hidden = target !== undefined;
   $('action-source-row').hidden = target !== undefined;
@@ -391,18 +488,23 @@ function update(): void {
   check.textContent = name.text;
   check.className = name.cls;
   const zone = $<HTMLInputElement>('zone').value.trim() || 'UTC';
+  const description = $<HTMLInputElement>('description').value.trim();
+  const drafted = withMinorUnits(state.choices);
+  const platforms = platformChoice();
   const draft = draftResources({
     eventName: eventName || 'unnamed_event',
-    description: $<HTMLInputElement>('description').value.trim(),
+    description,
     translatorName: `${(eventName || 'unnamed_event').replace(/_/g, '-')}-${sample.format}`,
     sample,
     fields: state.fields,
-    choices: withMinorUnits(state.choices),
+    choices: drafted,
     zone,
-    platforms: platformChoice(),
+    platforms,
   });
   state.draft = draft;
+  if (types) redraftTypes(types, { draft, eventName, description, drafted, platforms }, zone);
   $('identity-note').textContent = identityNote(draft);
+  showConstraints($('fields'), draft, state.choices, state.fields, target);
   refreshValueOptions(draft, state.choices);
   renderAuth(saved(draft).translator.name);
   const blocked = blockers();
@@ -420,27 +522,61 @@ function update(): void {
   // machine): once typing pauses, not on every key.
   clearTimeout(rowCheckTimer);
   const rowCheck = $('row-check');
-  rowCheck.textContent =
-    sample.rows.length === 1 ? 'Checking the sample row…' : `Checking the ${sample.rows.length} sample rows…`;
+  // Every row of the sample, whatever type is shown: the one translator reads them all.
+  const whole = state.whole ?? sample;
+  const rows = whole.rows.length;
+  rowCheck.textContent = rows === 1 ? 'Checking the sample row…' : `Checking the ${rows} sample rows…`;
   rowCheck.className = '';
   pendingRowCheck = () => {
     pendingRowCheck = undefined;
     if (state.draft !== draft) return;
     const refused = validateRows(draft);
-    renderPreview(sample, refused);
+    renderPreview(whole, refused);
     const bad = refused.size;
+    const fit = target
+      ? `the ${target} event`
+      : types
+        ? `the definitions of their ${types.views.length} types`
+        : 'the definition';
     rowCheck.textContent = [
       dataFields === 0
         ? 'Keep at least one column as an event field.'
         : bad === 0
-          ? `All ${sample.rows.length} sample rows fit the ${target ? `${target} event` : 'definition'}.`
-          : `${bad} of ${sample.rows.length} sample rows would be refused: see the marked rows.`,
+          ? `All ${rows} sample rows fit ${fit}.`
+          : `${bad} of ${rows} sample rows would be refused: see the marked rows.`,
       ...blocked,
     ].join(' ');
     rowCheck.className = dataFields === 0 || bad > 0 || blocked.length > 0 ? 'warn' : 'ok';
     $<HTMLButtonElement>('check').disabled = !checkable;
   };
   rowCheckTimer = setTimeout(() => pendingRowCheck?.(), 250);
+}
+
+/**
+ * The shown type takes the draft just made and what it was made from; every other type is drafted
+ * again from its own choices, name and platforms, with what all types share (the time zone).
+ */
+function redraftTypes(
+  types: Types,
+  shown: Pick<TypeView, 'draft' | 'eventName' | 'description' | 'drafted' | 'platforms'>,
+  zone: string,
+): void {
+  types.views.forEach((v, i) => {
+    if (i === types.current) {
+      Object.assign(v, shown, { choices: state.choices });
+      return;
+    }
+    v.draft = draftResources({
+      eventName: v.eventName || 'unnamed_event',
+      ...(v.description ? { description: v.description } : {}),
+      translatorName: 'types',
+      sample: v.sample,
+      fields: v.fields,
+      choices: v.drafted ?? v.choices,
+      zone,
+      ...(v.platforms ? { platforms: v.platforms } : {}),
+    });
+  });
 }
 
 /**
@@ -497,7 +633,10 @@ async function previewPayloads(): Promise<void> {
   flushRowCheck();
   const draft = state.draft;
   const out = $('payloads');
-  const event = state.events[0];
+  // With several types, the first row of the type shown, under its own definition.
+  const event = state.types
+    ? state.events.find((e) => (e as { event_name?: unknown }).event_name === draft?.definition.name)
+    : state.events[0];
   if (!draft || event === undefined) {
     out.replaceChildren(el('p', { class: 'warn' }, 'No sample row makes an event yet.'));
     return;
@@ -511,22 +650,29 @@ async function previewPayloads(): Promise<void> {
     return;
   }
   const list = (json as { destinations: DestinationPayload[] }).destinations;
-  out.replaceChildren(el('p', {}, 'For the first sample row, nothing is sent now:'), ...payloadBlocks(list));
+  const which = state.types
+    ? `For the first sample row of ${draft.definition.name}`
+    : 'For the first sample row';
+  out.replaceChildren(el('p', {}, `${which}, nothing is sent now:`), ...payloadBlocks(list));
 }
 
 /** Every sample row through the translator and the gateway's checks: row → reasons. */
 function validateRows(draft: Draft): Map<number, string> {
   const out = new Map<number, string>();
-  const spec = draft.definition.spec as { fields: [] };
   const s = saved(draft);
-  // A catalogue event is checked against the catalogue's schema, which the gateway holds in code.
-  const defined = definedEvents(s.catalogue ? [] : [definedEvent(draft.definition.name, '0.0', spec)]);
+  // A catalogue event is checked against the catalogue's schema, which the gateway holds in code;
+  // several types each against its own definition.
+  const defined = definedEvents(
+    (s.documents as Draft['definition'][])
+      .filter((d) => d.kind === 'EventDefinition')
+      .map((d) => definedEvent(d.name, '0.0', d.spec as { fields: [] })),
+  );
   const r = translate({
     translator: s.translator.name,
     spec: s.translator.spec,
     eventName: s.event,
     body: new TextEncoder().encode(state.text),
-    contentType: MEDIA[state.sample?.format ?? 'csv'],
+    contentType: MEDIA[state.whole?.format ?? 'csv'],
   });
   state.events = r.ok ? r.rows.map((row) => row.event) : [];
   if (!r.ok) {
@@ -559,7 +705,8 @@ async function checkSave(dryRun: boolean): Promise<void> {
   const { status, json } = await admin('/v1/admin/apply', { documents, dryRun });
   const plan = $('plan');
   if (status !== 200) {
-    plan.replaceChildren(...refusal(status, byColumn(json, draft, s)));
+    // Named by column for one event; several types' documents are named as the API names them.
+    plan.replaceChildren(...refusal(status, state.types ? json : byColumn(json, draft, s)));
     $<HTMLButtonElement>('save').disabled = true;
     return;
   }
@@ -586,11 +733,18 @@ async function checkSave(dryRun: boolean): Promise<void> {
   if (!dryRun) {
     const config = (await (await fetch('/config.json')).json().catch(() => ({}))) as { gatewayUrl?: string };
     // A catalogue event's columns are its slots (what the translator fills), a defined one's its fields.
+    // Several types: every type's fields, each once.
     const fields = s.catalogue
       ? s.translator.spec.fields.map((f) => f.target).filter((t) => !/[.]|^event_/.test(t))
-      : (draft.definition.spec['fields'] as { name: string }[]).map((f) => f.name);
+      : [
+          ...new Set(
+            (s.documents as Draft['definition'][])
+              .filter((d) => d.kind === 'EventDefinition')
+              .flatMap((d) => (d.spec['fields'] as { name: string }[]).map((f) => f.name)),
+          ),
+        ];
     goLive(
-      { ...s, fields, contentType: MEDIA[state.sample?.format ?? 'csv'], text: state.text },
+      { ...s, fields, contentType: MEDIA[state.whole?.format ?? 'csv'], text: state.text },
       config.gatewayUrl ?? '{gateway}',
     );
   }
@@ -624,7 +778,15 @@ function start(): void {
   startAuth(update);
   startAmounts(update);
   startTargets(update);
+  // One event per type, or one event for every row; which type's mapping is shown.
+  $('multi').addEventListener('change', readSample);
+  $('multi-current').addEventListener('change', switchType);
   $('target-event').addEventListener('change', () => {
+    // A catalogue event is one event: a sample of several types is read again as one.
+    if (state.typesOffer) {
+      readSample();
+      return;
+    }
     resetSlots();
     renderSlots(state.fields);
     update();

@@ -1,7 +1,9 @@
 /**
  * The studio's replays page (docs/console.md#replays): start a dead-letter or warehouse-slice
  * replay to one destination (`replay-start`; the scheduler runs it, not this page), and follow the
- * newest replays (`replays`), polled every two seconds while one is queued or running.
+ * newest replays (`replays`), polled every two seconds while one is queued or running, and stop
+ * one (`replay-cancel`). A slice shows what it backfilled (events stored before the destination
+ * went live) and why the rest was not sent, the platform's age limit named.
  */
 import type { ReplayFigures, ReplayRecord, ReplayState } from '../../core/scheduler/replays.ts';
 import { $, admin, el, noteMissingToken, refusal } from './common.ts';
@@ -42,10 +44,11 @@ function what(r: Replay): string {
 
 function progress(r: Replay): HTMLElement {
   const f = r.figures;
-  if (r.state === 'queued') return el('span', {}, 'waiting for the scheduler');
+  if (r.state === 'queued')
+    return el('div', {}, el('span', {}, 'waiting for the scheduler'), ...stopControl(r));
   if (r.state === 'given up') return el('span', { class: 'err' }, r.error ?? 'given up');
   const counts = f
-    ? `${f.read}${f.total !== undefined ? ` of ${f.total}` : ''} read, ${f.republished} sent again, ${f.skipped} skipped, ${f.failed} failed`
+    ? `${f.read}${f.total !== undefined ? ` of ${f.total}` : ''} read, ${f.republished} sent again${f.backfilled ? ` (${f.backfilled} backfilled)` : ''}, ${f.skipped} skipped, ${f.failed} failed${f.cancelled ? ', cancelled' : ''}`
     : 'starting';
   const cell = el('div', {});
   if (r.state === 'running' && f?.total !== undefined && f.total > 0)
@@ -54,8 +57,36 @@ function progress(r: Replay): HTMLElement {
       ' ',
     );
   cell.append(el('span', {}, counts));
+  if (f?.went_live && f.backfilled) cell.append(el('p', { class: 'hint' }, `went live ${when(f.went_live)}`));
+  const reasons = Object.entries(f?.reasons ?? {});
+  if (reasons.length > 0)
+    cell.append(
+      el(
+        'ul',
+        { class: 'reasons', 'aria-label': 'Not sent, by reason' },
+        ...reasons.map(([reason, n]) => el('li', {}, `${n} not sent: ${reason}`)),
+      ),
+    );
   if (f?.error) cell.append(el('p', { class: 'err' }, f.error));
+  if (r.state === 'running') cell.append(...stopControl(r));
   return cell;
+}
+
+/** A queued or running replay's Cancel button, or that it is being cancelled. */
+function stopControl(r: Replay): (HTMLElement | string)[] {
+  if (r.cancel_requested_at)
+    return [el('p', { class: 'hint' }, `cancelling (asked by ${r.cancel_requested_by ?? 'someone'})`)];
+  const stop = el('button', { type: 'button', 'aria-label': `cancel replay ${r.id}` }, 'Cancel');
+  stop.addEventListener('click', () => void cancel(r.id, stop as HTMLButtonElement));
+  return [' ', stop];
+}
+
+/** Asks the scheduler to stop a replay before its next chunk; what was sent stays sent. */
+async function cancel(id: string, button: HTMLButtonElement): Promise<void> {
+  button.disabled = true;
+  const { status, json } = await admin('/v1/admin/replay-cancel', { id });
+  if (status !== 200) $('start-status').replaceChildren(...refusal(status, json));
+  await refresh();
 }
 
 function table(list: readonly Replay[]): HTMLElement {
@@ -75,7 +106,18 @@ function table(list: readonly Replay[]): HTMLElement {
           el('td', {}, r.destination),
           el('td', {}, what(r)),
           el('td', {}, r.requested_by),
-          el('td', { class: r.state === 'finished' ? 'ok' : r.state === 'given up' ? 'err' : '' }, r.state),
+          el(
+            'td',
+            {
+              class:
+                r.state === 'finished'
+                  ? 'ok'
+                  : r.state === 'given up' || r.state === 'cancelled'
+                    ? 'err'
+                    : '',
+            },
+            r.state,
+          ),
           el('td', {}, progress(r)),
         ),
       ),

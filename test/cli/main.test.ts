@@ -94,6 +94,12 @@ describe('cli: eventbus', () => {
     assert.match(r.stderr, /^warning: region europe-west3: the functions are built there by Cloud Build/m);
     const known = await cli(['settings', 'check', 'environments/example.yaml']);
     assert.doesNotMatch(known.stderr, /Cloud Build/);
+    // The example states 1,000 events/s sustained: the cheaper billing is said first, with the
+    // monthly difference and the one line that switches (core/deploy/billing-advice.ts).
+    assert.match(
+      known.stderr.split('\n')[0] ?? '',
+      /^warning: RECOMMENDED BILLING: .* \$[\d,]+ a month less\. Switch with one line under cost: in the settings: billing: \{ gateway: instance, store: instance, forward: instance \}/,
+    );
   });
 
   it('an unknown command is an error', async () => {

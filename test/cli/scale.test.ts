@@ -25,5 +25,7 @@ describe('scripts: npm run scale', () => {
     )?.total;
     assert.ok(expected !== undefined, 'a busy scenario is priced');
     assert.ok(busy?.includes(`$${expected.toLocaleString('en-US', { minimumFractionDigits: 2 })}`), busy);
+    // The recommendation is for the rate the settings state (1,000 events/s), whatever --rate asks.
+    assert.match(out, /^RECOMMENDED BILLING: at the stated 1,000 events\/s sustained, switch gateway/m);
   });
 });

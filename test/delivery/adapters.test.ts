@@ -228,7 +228,14 @@ describe('ledger rows and the deliveries table', () => {
     const row = skippedEntry({ event_id: 'e', event_name: 'n' }, 'd', 'why', new Date(0)).row;
     // The platform's answer is only on rows of an attempt the platform answered (platform-answer.test.ts).
     // trace_id is set by the ledger writer from the span a row is written under (adapters/ledger-writer.ts).
-    const answer = new Set(['platform_ref', 'platform_events_received', 'platform_response', 'trace_id']);
+    // backfill is only on rows of a backfill (core/delivery/backfill.ts).
+    const answer = new Set([
+      'platform_ref',
+      'platform_events_received',
+      'platform_response',
+      'trace_id',
+      'backfill',
+    ]);
     const columns = deliveryColumns()
       .map((c) => c.name)
       .filter((c) => !answer.has(c));

@@ -86,6 +86,17 @@ describe('firestore claim store against the emulator', () => {
     assert.equal((await s.create(k, { state: 'again' }, Date.now() + HOUR)).created, true);
   });
 
+  it('reads a record as it is, and none where there is none (the consent wait’s pending records)', async () => {
+    const s = store();
+    const k = key('pending');
+    assert.equal(await s.read(k), undefined);
+    const made = await s.create(k, { entries: '[]' }, Date.now() + HOUR);
+    assert.ok(made.created);
+    const held = await s.read(k);
+    assert.deepEqual(held?.fields, { entries: '[]' });
+    assert.equal(held?.version, made.version);
+  });
+
   it('N concurrent creates of one claim: exactly one created, every other sees its fields', async () => {
     const s = store();
     const k = key();

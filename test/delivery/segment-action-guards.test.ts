@@ -29,7 +29,13 @@ const klaviyo: Destination = {
   type: 'segment_action',
   destination: 'klaviyo',
   secrets: { api_key: 'KLAVIYO_KEY' },
-  actions: [{ action: 'trackEvent', mapping: { profile: { email: { '@path': '$.context.traits.email' } } } }],
+  // Each event alone, so every call is the event's own (batches: segment-action-batch.test.ts).
+  actions: [
+    {
+      action: 'trackEvent',
+      mapping: { profile: { email: { '@path': '$.context.traits.email' } }, enable_batching: false },
+    },
+  ],
 };
 
 function push(id: string): PushedMessage {

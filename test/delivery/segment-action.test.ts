@@ -9,59 +9,16 @@
  * Last, the forward-catalog function's handler answers a push 204 or 503 and writes the row.
  */
 import assert from 'node:assert/strict';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { segmentActionDriver } from '../../adapters/segment-actions/driver.ts';
 import { decideOne } from '../../core/decision/decision.ts';
-import { type ForwardDeps, forwardPush } from '../../core/delivery/forward.ts';
+import { forwardPush } from '../../core/delivery/forward.ts';
 import type { LedgerEntry } from '../../core/delivery/ledger.ts';
-import { decodePush, deliveryMessage, type PushedMessage } from '../../core/delivery/message.ts';
+import { deliveryMessage } from '../../core/delivery/message.ts';
 import type { StoredEvent } from '../../core/event.ts';
 import { plan } from '../../core/plan.ts';
 import { createForwardCatalogHandler } from '../../functions/forward-catalog/handler.ts';
 import type { Destination, Settings } from '../../schemas/settings.ts';
+import { type Captured, deps, klaviyoTrackEvent, push, standIn } from '../support/catalog-delivery.ts';
 import { type FrameworkServer, postPush, serveFunction } from '../support/framework-server.ts';
-
-interface Captured {
-  readonly method: string;
-  readonly path: string;
-  readonly headers: IncomingMessage['headers'];
-  readonly body: unknown;
-}
-
-/** The stand-in: records each request, answers the next scripted answer (200 {} when none is left). */
-function standIn(): Promise<{
-  server: Server;
-  base: string;
-  captured: Captured[];
-  answers: { status: number; body: unknown; headers?: Record<string, string> }[];
-}> {
-  const captured: Captured[] = [];
-  const answers: { status: number; body: unknown; headers?: Record<string, string> }[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      captured.push({
-        method: req.method ?? '',
-        path: req.url ?? '',
-        headers: req.headers,
-        body: text ? JSON.parse(text) : undefined,
-      });
-      const a = answers.shift() ?? { status: 200, body: {} };
-      res
-        .writeHead(a.status, { 'content-type': 'application/json', ...a.headers })
-        .end(JSON.stringify(a.body));
-    });
-  });
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () => {
-      const port = (server.address() as AddressInfo).port;
-      resolve({ server, base: `http://127.0.0.1:${port}/standin`, captured, answers });
-    }),
-  );
-}
 
 const NOW = new Date('2026-11-24T12:00:00.000Z');
 
@@ -75,28 +32,6 @@ const purchase: StoredEvent = {
   event_data: { value: 10, currency: 'USD', transaction_id: 'o-1', properties: { key: 'value' } },
 };
 
-function push(event: StoredEvent, destination: string, attempt = 1): PushedMessage {
-  const m = deliveryMessage(event, destination);
-  const decoded = decodePush({
-    message: { data: Buffer.from(m.data).toString('base64'), attributes: m.attributes, messageId: 'm-1' },
-    subscription: `projects/p/subscriptions/deliveries-${destination}`,
-    deliveryAttempt: attempt,
-  });
-  assert.ok(decoded.ok);
-  return decoded.push;
-}
-
-function deps(destinations: Destination[], secrets: Record<string, string>): ForwardDeps {
-  const driver = segmentActionDriver(globalThis.fetch);
-  return {
-    destinations,
-    driverFor: (type) => (type === driver.type ? driver : undefined),
-    getSecret: (name) => secrets[name],
-    send: () => Promise.reject(new Error('the core sender is not used for segment_action')),
-    now: () => NOW,
-  };
-}
-
 describe('segment_action destinations through the forward core', () => {
   let stand: Awaited<ReturnType<typeof standIn>>;
   before(async () => {
@@ -108,29 +43,21 @@ describe('segment_action destinations through the forward core', () => {
     stand.answers.length = 0;
   });
 
-  const klaviyo = (): Destination => ({
-    id: 'klaviyo',
-    type: 'segment_action',
-    destination: 'klaviyo',
-    base_url: stand.base,
-    secrets: { api_key: 'KLAVIYO_KEY' },
-    actions: [
-      {
-        action: 'trackEvent',
-        mapping: {
-          profile: {
-            email: { '@path': '$.context.traits.email' },
-            phone_number: { '@path': '$.context.traits.phone' },
-          },
-          value: { '@path': '$.properties.total' },
-        },
+  const klaviyo = (): Destination =>
+    klaviyoTrackEvent(stand.base, {
+      profile: {
+        email: { '@path': '$.context.traits.email' },
+        phone_number: { '@path': '$.context.traits.phone' },
       },
-    ],
-  });
+      value: { '@path': '$.properties.total' },
+      // Each event alone (Klaviyo's own switch): the batched path has its own tests
+      // (segment-action-batch.test.ts).
+      enable_batching: false,
+    });
   const secrets = { KLAVIYO_KEY: 'fake-api-key' };
 
   it('klaviyo trackEvent: POSTs the event Klaviyo’s Create Event API takes, with the key, and records it delivered', async () => {
-    const result = await forwardPush(push(purchase, 'klaviyo'), deps([klaviyo()], secrets));
+    const result = await forwardPush(push(purchase, 'klaviyo'), deps([klaviyo()], secrets, NOW));
     assert.equal(result.ack, true);
     const row = result.entries[0]?.row;
     assert.equal(row?.status, 'delivered');
@@ -165,7 +92,7 @@ describe('segment_action destinations through the forward core', () => {
 
   it('a 429 from the platform is retried: not acknowledged, a failed row with the status', async () => {
     stand.answers.push({ status: 429, body: { errors: [{ detail: 'throttled' }] } });
-    const result = await forwardPush(push(purchase, 'klaviyo'), deps([klaviyo()], secrets));
+    const result = await forwardPush(push(purchase, 'klaviyo'), deps([klaviyo()], secrets, NOW));
     assert.equal(result.ack, false);
     const row = result.entries[0]?.row;
     assert.equal(row?.status, 'failed');
@@ -175,11 +102,11 @@ describe('segment_action destinations through the forward core', () => {
 
   it('a 5xx is retried, and a refused connection too', async () => {
     stand.answers.push({ status: 503, body: {} });
-    const down = await forwardPush(push(purchase, 'klaviyo'), deps([klaviyo()], secrets));
+    const down = await forwardPush(push(purchase, 'klaviyo'), deps([klaviyo()], secrets, NOW));
     assert.equal(down.ack, false);
     assert.equal(down.entries[0]?.row.http_status, 503);
     const nowhere = { ...klaviyo(), base_url: 'http://127.0.0.1:1' };
-    const refused = await forwardPush(push(purchase, 'klaviyo'), deps([nowhere], secrets));
+    const refused = await forwardPush(push(purchase, 'klaviyo'), deps([nowhere], secrets, NOW));
     assert.equal(refused.ack, false);
     assert.equal(refused.entries[0]?.row.status, 'failed');
     assert.match(refused.entries[0]?.row.reason ?? '', /no answer from a\.klaviyo\.com/);
@@ -187,7 +114,7 @@ describe('segment_action destinations through the forward core', () => {
 
   it('a 400 is rejected with the platform’s message: acknowledged, not sent again', async () => {
     stand.answers.push({ status: 400, body: { errors: [{ detail: 'metric name is too long' }] } });
-    const result = await forwardPush(push(purchase, 'klaviyo'), deps([klaviyo()], secrets));
+    const result = await forwardPush(push(purchase, 'klaviyo'), deps([klaviyo()], secrets, NOW));
     assert.equal(result.ack, true);
     const row = result.entries[0]?.row;
     assert.equal(row?.status, 'rejected');
@@ -212,8 +139,8 @@ describe('segment_action destinations through the forward core', () => {
         data: { echoed: 'everything we sent' },
       },
     });
-    const rejected = (await forwardPush(push(purchase, 'klaviyo'), deps([klaviyo()], secrets))).entries[0]
-      ?.row;
+    const rejected = (await forwardPush(push(purchase, 'klaviyo'), deps([klaviyo()], secrets, NOW)))
+      .entries[0]?.row;
     assert.equal(rejected?.platform_ref, 'req-7f3a');
     assert.deepEqual(JSON.parse(rejected?.platform_response ?? 'null'), {
       status: 400,
@@ -230,8 +157,8 @@ describe('segment_action destinations through the forward core', () => {
     });
     // A delivered attempt's answer too, with the count the platform says it took.
     stand.answers.push({ status: 202, body: { events_ingested: 1, requestId: 'amp-1' } });
-    const delivered = (await forwardPush(push(purchase, 'klaviyo'), deps([klaviyo()], secrets))).entries[0]
-      ?.row;
+    const delivered = (await forwardPush(push(purchase, 'klaviyo'), deps([klaviyo()], secrets, NOW)))
+      .entries[0]?.row;
     assert.equal(delivered?.status, 'delivered');
     assert.equal(delivered?.platform_ref, 'amp-1');
     assert.equal(delivered?.platform_events_received, 1);
@@ -239,7 +166,7 @@ describe('segment_action destinations through the forward core', () => {
 
   it("an action's PayloadValidationError (an IntegrationError) is rejected with its message, before any request", async () => {
     const { user_id: _id, user: _user, ...anonymous } = purchase;
-    const result = await forwardPush(push(anonymous, 'klaviyo'), deps([klaviyo()], secrets));
+    const result = await forwardPush(push(anonymous, 'klaviyo'), deps([klaviyo()], secrets, NOW));
     assert.equal(result.ack, true);
     const row = result.entries[0]?.row;
     assert.equal(row?.status, 'rejected');
@@ -268,7 +195,7 @@ describe('segment_action destinations through the forward core', () => {
         },
       ],
     };
-    const result = await forwardPush(push(purchase, 'slack'), deps([slack], {}));
+    const result = await forwardPush(push(purchase, 'slack'), deps([slack], {}, NOW));
     assert.equal(result.entries[0]?.row.status, 'delivered');
     const req = stand.captured[0] as Captured;
     assert.equal(req.path, '/standin/hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX');
@@ -289,14 +216,14 @@ describe('segment_action destinations through the forward core', () => {
       /no action of klaviyo subscribes to page_view/,
     );
     // A message published before the settings changed, or re-driven, still gets its row.
-    const result = await forwardPush(push(view, 'klaviyo'), deps([klaviyo()], secrets));
+    const result = await forwardPush(push(view, 'klaviyo'), deps([klaviyo()], secrets, NOW));
     assert.equal(result.entries[0]?.row.status, 'rejected');
     assert.match(result.entries[0]?.row.reason ?? '', /no action of klaviyo takes page_view/);
     assert.equal(stand.captured.length, 0);
   });
 
   it('a missing secret is retried with the reason, as for every destination', async () => {
-    const result = await forwardPush(push(purchase, 'klaviyo'), deps([klaviyo()], {}));
+    const result = await forwardPush(push(purchase, 'klaviyo'), deps([klaviyo()], {}, NOW));
     assert.equal(result.ack, false);
     assert.match(result.entries[0]?.row.reason ?? '', /secret KLAVIYO_KEY \(api_key\) has no value/);
   });
@@ -362,7 +289,8 @@ describe('forward-catalog: the function’s handler', () => {
     const res = await send('h-1');
     assert.equal(res.status, 204);
     assert.equal(rows.find((r) => r.event_id === 'h-1')?.status, 'delivered');
-    assert.equal(stand.captured.at(-1)?.path, '/standin/a.klaviyo.com/api/events/');
+    // Klaviyo's trackEvent is batched by default, as Segment sends it: a batch of one here.
+    assert.equal(stand.captured.at(-1)?.path, '/standin/a.klaviyo.com/api/event-bulk-create-jobs/');
   });
 
   it('answers 503 (Pub/Sub redelivers) and writes a failed row on a 429', async () => {

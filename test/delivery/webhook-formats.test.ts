@@ -187,12 +187,17 @@ describe('webhook formats, verified by the receivers’ libraries', () => {
       },
       now,
     );
-    assert.equal(warnings.length, 2);
+    assert.equal(warnings.length, 3);
     assert.match(
       warnings[0] ?? '',
       /without config\.format sends the eventbus-v2 format.*format: standard-webhooks/,
     );
-    assert.match(warnings[1] ?? '', /signing_key_previous is named without config\.previous_key_until/);
+    // The previous release's second secret still signs, with a nudge toward versions of one secret.
+    assert.match(
+      warnings[1] ?? '',
+      /names a second secret .* still signs; name versions .*signing_key_version/,
+    );
+    assert.match(warnings[2] ?? '', /a previous key is named without config\.previous_key_until/);
   });
 
   it('the studio’s line per webhook: its format and where its key rotation stands', () => {

@@ -18,7 +18,7 @@
  */
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -28,7 +28,7 @@ import { GppModel } from '@iabgpp/cmpapi';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { bundleForBrowser } from '../support/browser-bundle.ts';
 import { launchChromium } from '../support/chromium.ts';
-import { eventbusIn, localBigQuery, REPO, startLocalCli, stopLocal } from '../support/local-start.ts';
+import { eventbusIn, localBigQuery, REPO, startLocalForOrigin, stopLocal } from '../support/local-start.ts';
 import { tcString } from '../support/tc-strings.ts';
 import { until } from '../support/until.ts';
 
@@ -111,7 +111,6 @@ describe('end to end: consent from one resolver, a browser through the local env
   /** What each path of the site serves. */
   const served = new Map<string, string>();
   const bundles = mkdtempSync(join(tmpdir(), 'consent-e2e-'));
-  const run = Date.now().toString(36);
 
   /** A page with the CMP stand-ins in its head, then the documented stub and the tag. */
   const tagPage = (head: string) => `<!doctype html><html><head><meta charset="utf-8"><title>Consent</title>
@@ -131,32 +130,11 @@ describe('end to end: consent from one resolver, a browser through the local env
     });
     await new Promise<void>((r) => site?.listen(0, '127.0.0.1', r));
     origin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
-    const local = await startLocalCli({
-      prefix: 'eventbus-consent-',
-      settings: (dir) => {
-        const path = join(dir, 'consent-settings.yaml');
-        const yaml = readFileSync(join(REPO, 'environments', 'local.yaml'), 'utf8');
-        assert.match(yaml, /origins: \[/);
-        writeFileSync(path, yaml.replace('origins: [', `origins: ["${origin}", `));
-        return path;
-      },
-    });
-    ({ child, dataDir, ports } = local);
+    const local = await startLocalForOrigin('eventbus-consent-', origin);
+    ({ child, dataDir, ports, key } = local);
     bigquery = await localBigQuery(ports);
     gateway = `http://127.0.0.1:${ports['gateway']}`;
-    const eventbus = eventbusIn(dataDir);
-    await eventbus('apply', '-f', join(REPO, 'examples/translators/segment-rudderstack.yaml'));
-    const created = await eventbus('key', 'create', '--origin', origin);
-    key = /ebk_[A-Za-z0-9_-]+/.exec(created)?.[0] ?? '';
-    assert.ok(key, created);
-    await until('the gateway to take the new key', async () => {
-      const res = await fetch(`${gateway}/v1/topics/events?key=${key}`, {
-        method: 'POST',
-        headers: { origin, 'content-type': 'text/plain' },
-        body: JSON.stringify({ event_name: 'consent_probe', anonymous_id: `probe-${run}` }),
-      });
-      return res.ok ? true : undefined;
-    });
+    await eventbusIn(dataDir)('apply', '-f', join(REPO, 'examples/translators/segment-rudderstack.yaml'));
     served.set('/segment.js', await bundleForBrowser(bundles, 'segment', SEGMENT(gateway, key)));
     // A person's browser, not a headless one: store flags HeadlessChrome as a bot.
     userAgent = `Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${browser.version()} Safari/537.36`;

@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { claimDocument } from '../../adapters/firestore-claims.ts';
 import { createIdentityClaims } from '../../adapters/identity-claims.ts';
 import { claimSend, settleFirst, settleSend } from '../../core/claims/send-once.ts';
+import { createConsentWait } from '../../core/delivery/consent-wait.ts';
 import { loadStackConfig } from '../../infra/config.ts';
 import { declareEnvironment } from '../../infra/environment.ts';
 import { memoryClaims } from '../support/memory-claims.ts';
@@ -65,6 +66,23 @@ async function writtenClaimFields(): Promise<Set<string>> {
     event_time: '2026-11-27T00:00:00Z',
     message_id: 'm1',
   });
+  // An event decided before its consent platform answered waits in its page view's record.
+  const early = {
+    event_name: 'page_view',
+    event_id: 'e1',
+    event_time: '2026-11-27T00:00:00Z',
+    anonymous_id: 'a1',
+  };
+  const ga4 = { id: 'ga4', type: 'ga4_mp', config: { measurement_id: 'G-1' } } as const;
+  await createConsentWait({
+    settings: { name: 't', project: 'p', region: 'r', destinations: [ga4] },
+    records: store,
+    publish: async () => {},
+  })(
+    [],
+    [{ event: { ...early, event_data: {} }, destination: 'ga4', reason: 'consent analytics missing' }],
+    now,
+  );
   const out = new Set<string>();
   for (const [name, held] of store.records) {
     const space = name.slice(0, name.indexOf('/'));
@@ -94,7 +112,7 @@ describe('infra: the claims database (Firestore)', () => {
 
       const fields = ofType(recorded, FIELD);
       const ttl = fields.filter((f) => f.inputs['ttlConfig'] !== undefined);
-      assert.deepEqual(ttl.map((f) => f.inputs['collection']).sort(), ['identities', 'sends']);
+      assert.deepEqual(ttl.map((f) => f.inputs['collection']).sort(), ['identities', 'pending', 'sends']);
       for (const f of ttl) {
         assert.equal(f.inputs['field'], 'expire_at');
         assert.deepEqual(f.inputs['ttlConfig'], {});

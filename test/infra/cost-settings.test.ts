@@ -6,11 +6,14 @@
  * makes them instance-billed Cloud Run services (issue #60).
  */
 import assert from 'node:assert/strict';
+import * as pulumi from '@pulumi/pulumi';
 import { forwardSizing } from '../../core/deploy/cost.ts';
 import { type Plan, plan } from '../../core/plan.ts';
+import { loadStackConfig } from '../../infra/config.ts';
+import { declareEnvironment } from '../../infra/environment.ts';
 import { RequestLogs } from '../../infra/request-logs.ts';
 import type { Settings } from '../../schemas/settings.ts';
-import { declare, ofType } from './support.ts';
+import { BUNDLES, declare, ofType, SETTINGS_FILES } from './support.ts';
 import { declareFunctions, example, INSTANCE, minimal, withCost } from './support-functions.ts';
 
 const EXCLUSION = 'gcp:logging/projectExclusion:ProjectExclusion';
@@ -238,5 +241,27 @@ describe('cost model: forwardSizing', () => {
       cpuSecondsPerRequest: 1e-6,
     });
     assert.deepEqual(s, { concurrency: 1000, max_instances: 1000 });
+  });
+});
+
+describe('infra: the billing recommendation in pulumi up’s preview', () => {
+  it('pulumi up’s preview says the cheaper billing first, with the month both ways and the line', async () => {
+    const { settingsFile, project, region } = SETTINGS_FILES[0];
+    const config = loadStackConfig({ project, region, settingsFile });
+    const said: string[] = [];
+    const warn = pulumi.log.warn;
+    pulumi.log.warn = (message: string) => {
+      said.push(message);
+      return Promise.resolve();
+    };
+    try {
+      await declare(() => declareEnvironment(config, BUNDLES));
+    } finally {
+      pulumi.log.warn = warn;
+    }
+    assert.match(
+      said[0] ?? '',
+      /^RECOMMENDED BILLING: at the stated 1,000 events\/s sustained, .* \$[\d,]+ a month less\. Switch with one line under cost: in the settings: billing: \{ gateway: instance, store: instance, forward: instance \}/,
+    );
   });
 });

@@ -541,6 +541,8 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
         `serviceAccount:${sa('gateway')} roles/bigquery.dataEditor eventbus_ops.gateway_refusals`,
         // Access requests: the studio records who exported a person (studio/privacy-api.ts).
         `serviceAccount:${sa('studio')} roles/bigquery.dataEditor eventbus_ops.exports`,
+        // What the platforms counted (docs/delivery.md#counted-by-the-platform).
+        `serviceAccount:${sa('schedule')} roles/bigquery.dataEditor events.platform_counts`,
         // The incremental models it keeps (docs/sessions.md).
         ...['sessions', 'identity_map', 'identity_merges', 'identity_erasures', 'model_watermarks'].map(
           (t) => `serviceAccount:${sa('schedule')} roles/bigquery.dataEditor events.${t}`,

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { accessNeeds, workloadMember } from '../../core/access/needs.ts';
 import { CATALOG_ENTRY_POINT, CATALOG_FUNCTION } from '../../core/deploy/catalog-function.ts';
 import { declareEnvironment } from '../../infra/environment.ts';
+import { googleSheetsDestination } from '../support/google-sheets.ts';
 import { isBinding, policiesOf, unmet } from './access-support.ts';
 import { BUNDLES, type Declared, declare, ofType, type Recorded } from './support.ts';
 import {
@@ -134,6 +135,44 @@ describe('infra: forward-catalog, the catalogue destinations’ function (issue 
     assert.deepEqual(
       unneeded.map((b) => b.name),
       [],
+    );
+  });
+
+  it('may write a rotated OAuth refresh token back and claim a refresh: Version Manager on that secret alone (issue #100)', async () => {
+    const settings = {
+      ...withDestinations(example(), googleSheetsDestination('sheet-1', 'google')),
+      connections: [
+        {
+          id: 'google',
+          type: 'oauth2' as const,
+          secrets: {
+            client_id: 'google-client-id',
+            client_secret: 'google-client-secret',
+            refresh_token: 'google-refresh',
+          },
+        },
+      ],
+    };
+    const config = configOf(settings);
+    const recorded = await declared(settings);
+    const bindings = recorded.resources.filter(isBinding);
+    const needs = accessNeeds(config.plan, config.settings);
+    const rotation = needs.filter(
+      (n) => n.who === CATALOG_FUNCTION && n.code === 'adapters/secret-versions.ts',
+    );
+    assert.deepEqual(
+      rotation.map((n) => [n.permission, n.resource]),
+      ['get', 'disable', 'enable', 'add'].map((v) => [
+        `secretmanager.versions.${v}`,
+        `projects/${PROJECT}/secrets/google-refresh`,
+      ]),
+    );
+    assert.deepEqual(unmet(needs, policiesOf(bindings, PROJECT), PROJECT), []);
+    const managers = bindings.filter((b) => b.inputs['role'] === 'roles/secretmanager.secretVersionManager');
+    assert.deepEqual(
+      managers.filter((b) => b.inputs['member'] === `serviceAccount:${SA}`).map((b) => b.inputs['secretId']),
+      ['google-refresh'],
+      'the refresh token only: not the client id or secret',
     );
   });
 

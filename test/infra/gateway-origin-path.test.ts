@@ -1,13 +1,18 @@
 /**
- * `gateway.origin_path` under mocks (infra/gateway-origin-path.ts): the site's load balancer URL
- * map with a path matcher sending the path to the gateway's serverless NEG through a Cloud CDN
- * backend, everything else to the site's backend; nothing without the setting; refused before
- * anything is declared without `site_backend`; bad values explained in words by settings check.
+ * `gateway.origin_path` under mocks (infra/gateway-origin-path.ts): the gateway's serverless NEG
+ * and Cloud CDN backend, and a path rule ADDED to the site's own URL map (the exact command and a
+ * Pulumi snippet), never a URL map of ours replacing it (issue #100); the previous release's form
+ * keeps its map; a classic load balancer and a map of another project without a grant refused
+ * with the reason (settings fixtures in test/fixtures/settings/); nothing without the setting;
+ * refused before anything is declared without a map; bad values explained in words.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { EDGE_SECRET, SESSION_SALT } from '../../core/access/gateway-secrets.ts';
+import { siteUrlMapWarnings } from '../../core/deploy/site-url-map.ts';
 import { plan } from '../../core/plan.ts';
-import { checkSettings } from '../../core/settings.ts';
+import { checkSettings, parseSettings } from '../../core/settings.ts';
 import type { StackConfig } from '../../infra/config.ts';
 import { declareEnvironment, type EnvironmentOutputs } from '../../infra/environment.ts';
 import {
@@ -23,6 +28,16 @@ import {
 
 const PROJECT = 'shop-events-prod';
 const T = LB_TYPES;
+const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'settings');
+const fixture = (file: string) => parseSettings(readFileSync(join(FIXTURES, file), 'utf8'));
+const GATEWAY_BACKEND = `https://www.googleapis.com/compute/v1/projects/${PROJECT}/global/backendServices/eventbus-site-gateway-backend`;
+/** The default form: a path matcher of the site's two hosts added to its own map. */
+const SITE_MAP = {
+  origin_path: '/_eb',
+  site_url_map: 'shop-lb',
+  site_hosts: ['shop.example', 'www.shop.example'],
+  site_backend: 'shop-web',
+};
 
 /** The Secret Manager secrets declared, by id. */
 const secretIds = (recorded: Recorded) =>
@@ -63,18 +78,143 @@ function stackConfig(gateway?: Record<string, unknown>): StackConfig {
 
 async function declared(
   config: StackConfig,
-): Promise<{ recorded: Recorded; instruction: string | undefined }> {
+): Promise<{ recorded: Recorded; instruction: string | undefined; snippet: string | undefined }> {
   let env: EnvironmentOutputs | undefined;
   let instruction: string | undefined;
+  let snippet: string | undefined;
   const recorded = await declare(async () => {
     env = declareEnvironment(config, BUNDLES);
     if (env.gatewayOriginUrlMap) instruction = await resolveOutput(env.gatewayOriginUrlMap);
+    if (env.gatewayOriginPulumi) snippet = await resolveOutput(env.gatewayOriginPulumi);
   });
-  return { recorded, instruction };
+  return { recorded, instruction, snippet };
 }
 
+const BACKEND_USER = 'gcp:compute/backendServiceIamMember:BackendServiceIamMember';
+
 describe('infra: gateway.origin_path (the gateway under a path of the site’s origin)', () => {
-  it('declares the URL map’s path rule to a Cloud CDN backend over a serverless NEG, the rest to the site', async () => {
+  it('adds a path rule to the site’s own URL map: no map of ours, the exact gcloud command and a Pulumi snippet', async () => {
+    const { recorded, instruction, snippet } = await declared(stackConfig(SITE_MAP));
+    assert.equal(ofType(recorded, T.urlMap).length, 0, 'the site’s map is never replaced by one of ours');
+    const [neg] = ofType(recorded, T.neg);
+    assert.deepEqual(neg?.inputs['cloudRun'], { service: 'gateway' });
+    const [backend] = ofType(recorded, T.backend);
+    assert.equal(backend?.inputs['enableCdn'], true);
+    assert.equal(backend?.inputs['loadBalancingScheme'], 'EXTERNAL_MANAGED');
+    assert.equal(ofType(recorded, BACKEND_USER).length, 0, 'a map in our project needs no grant');
+    assert.equal(
+      instruction,
+      `gcloud compute url-maps add-path-matcher shop-lb --global --project=${PROJECT} --path-matcher-name=eventbus ` +
+        `--new-hosts=shop.example,www.shop.example --default-service=projects/${PROJECT}/global/backendServices/shop-web ` +
+        `--backend-service-path-rules=/_eb=${GATEWAY_BACKEND},/_eb/*=${GATEWAY_BACKEND}`,
+    );
+    assert.match(
+      snippet ?? '',
+      /hostRules: \[\/\* its host rules, \*\/ \{ hosts: \["shop\.example","www\.shop\.example"\], pathMatcher: "eventbus" \}\]/,
+    );
+    assert.ok(
+      snippet?.includes(`pathRules: [{ paths: ["/_eb","/_eb/*"], service: "${GATEWAY_BACKEND}" }]`),
+      snippet,
+    );
+  });
+
+  it('adds the rule to the path matcher already serving the site’s hosts, its other rules kept (export, add, import)', async () => {
+    const { recorded, instruction, snippet } = await declared(
+      stackConfig({ origin_path: '/_eb', site_url_map: 'shop-lb', site_path_matcher: 'shop-pages' }),
+    );
+    assert.equal(ofType(recorded, T.urlMap).length, 0);
+    const lines = (instruction ?? '').split('\n');
+    assert.equal(
+      lines[0],
+      `gcloud compute url-maps export shop-lb --global --project=${PROJECT} --destination=shop-lb.yaml`,
+    );
+    assert.equal(
+      lines.at(-1),
+      `gcloud compute url-maps import shop-lb --global --project=${PROJECT} --source=shop-lb.yaml`,
+    );
+    assert.ok(lines.includes(`#     service: ${GATEWAY_BACKEND}`), instruction);
+    assert.match(snippet ?? '', /the path matcher named "shop-pages"/);
+  });
+
+  it('a site map of another project: its editor granted the use of the gateway’s backend, the rule names our project', async () => {
+    const { recorded, instruction } = await declared(
+      stackConfig({
+        origin_path: '/_eb',
+        site_url_map: 'projects/shop-web-prod/global/urlMaps/shop-lb',
+        site_path_matcher: 'shop-pages',
+        site_url_map_grant: 'group:web-admins@shop.example',
+      }),
+    );
+    const [grant] = ofType(recorded, BACKEND_USER);
+    assert.deepEqual(
+      [grant?.inputs['project'], grant?.inputs['name'], grant?.inputs['role'], grant?.inputs['member']],
+      [
+        PROJECT,
+        'eventbus-site-gateway-backend',
+        'roles/compute.loadBalancerServiceUser',
+        'group:web-admins@shop.example',
+      ],
+    );
+    assert.match(
+      instruction ?? '',
+      /^gcloud compute url-maps export shop-lb --global --project=shop-web-prod /,
+    );
+    assert.ok(instruction?.includes(GATEWAY_BACKEND));
+  });
+
+  it('settings fixtures: a classic load balancer and a map of another project without a grant are refused with the reason', () => {
+    const classic = fixture('invalid/origin-path-classic-lb.yaml');
+    assert.equal(classic.ok, false);
+    const [c] = classic.ok ? [] : classic.errors;
+    assert.equal(c?.field, 'gateway.site_scheme');
+    assert.match(c?.description ?? '', /classic Application Load Balancer \(EXTERNAL\).*EXTERNAL_MANAGED/);
+    const other = fixture('invalid/origin-path-other-project.yaml');
+    assert.deepEqual(other.ok ? [] : other.errors.map((e) => e.field), ['gateway.site_url_map']);
+    assert.match(
+      other.ok ? '' : (other.errors[0]?.description ?? ''),
+      /is in project shop-web-prod, not shop-events-prod: .*roles\/compute\.loadBalancerServiceUser.*gateway\.site_url_map_grant/,
+    );
+    const good = fixture('valid/gateway-origin-path-site-map.yaml');
+    assert.equal(good.ok, true, JSON.stringify(good.ok ? [] : good.errors));
+    assert.deepEqual(good.ok ? siteUrlMapWarnings(good.settings) : ['?'], []);
+  });
+
+  it('settings check: a site map needs its hosts and backend or its path matcher; its keys need the map', () => {
+    const half = check({ origin_path: '/_eb', site_url_map: 'shop-lb', site_hosts: ['shop.example'] });
+    assert.match(
+      half.ok ? '' : (half.errors[0]?.description ?? ''),
+      /needs either site_path_matcher .* or site_hosts and site_backend/,
+    );
+    const both = check({ ...SITE_MAP, site_path_matcher: 'shop-pages' });
+    assert.deepEqual(both.ok ? [] : both.errors.map((e) => e.field), ['gateway.site_hosts']);
+    const loose = check({ origin_path: '/_eb', site_backend: 'shop-web', site_scheme: 'EXTERNAL_MANAGED' });
+    assert.deepEqual(loose.ok ? [] : loose.errors, [
+      { field: 'gateway.site_scheme', description: 'only means something with gateway.site_url_map' },
+    ]);
+    const worker = check({ origin_path: '/_eb', origin_via: 'cloudflare', site_url_map: 'shop-lb' });
+    assert.match(
+      worker.ok ? '' : (worker.errors[0]?.description ?? ''),
+      /with cloudflare the Worker or rule/,
+    );
+    const badMap = check({ ...SITE_MAP, site_url_map: 'projects/x/global/backendServices/shop' });
+    assert.match(badMap.ok ? '' : (badMap.errors[0]?.description ?? ''), /name of a global URL map/);
+  });
+
+  it('the previous release’s form (site_backend alone) keeps its whole map, with a warning saying the way out', async () => {
+    const legacy = { origin_path: '/_eb', site_backend: 'shop-web' };
+    const checked = check(legacy);
+    assert.equal(checked.ok, true);
+    const [warning, ...more] = checked.ok ? siteUrlMapWarnings(checked.settings) : [];
+    assert.deepEqual(more, []);
+    assert.match(
+      warning ?? '',
+      /previous release's form: its whole URL map \(eventbus-site-urlmap.*gateway\.site_url_map/,
+    );
+    const { recorded } = await declared(stackConfig(legacy));
+    assert.equal(ofType(recorded, T.urlMap).length, 1, 'kept: a proxy may point at it');
+  });
+
+  it('previous form: the URL map’s path rule to a Cloud CDN backend over a serverless NEG, the rest to the site', async () => {
     const { recorded, instruction } = await declared(
       stackConfig({ origin_path: '/_eb', site_backend: 'shop-web' }),
     );
@@ -105,12 +245,9 @@ describe('infra: gateway.origin_path (the gateway under a path of the site’s o
   });
 
   it('origin_via load_balancer (the default): the path rule and CDN, no edge secret (the balancer is known by the site’s host)', async () => {
-    for (const gateway of [
-      { origin_path: '/_eb', site_backend: 'shop-web' },
-      { origin_path: '/_eb', site_backend: 'shop-web', origin_via: 'load_balancer' },
-    ]) {
+    for (const gateway of [SITE_MAP, { ...SITE_MAP, origin_via: 'load_balancer' }]) {
       const { recorded } = await declared(stackConfig(gateway));
-      for (const type of [T.neg, T.backend, T.urlMap]) assert.equal(ofType(recorded, type).length, 1, type);
+      for (const type of [T.neg, T.backend]) assert.equal(ofType(recorded, type).length, 1, type);
       assert.ok(!secretIds(recorded).includes(EDGE_SECRET.secretId), 'no edge secret');
       assert.ok(secretIds(recorded).includes(SESSION_SALT.secretId), 'the session salt still');
       assert.ok(!envNames(gatewayService(recorded)).includes(EDGE_SECRET.env));
@@ -167,7 +304,7 @@ describe('infra: gateway.origin_path (the gateway under a path of the site’s o
     assert.equal(instruction, undefined);
   });
 
-  it('refuses to deploy an origin_path without site_backend, before declaring anything', async () => {
+  it('refuses to deploy an origin_path without the site’s map, before declaring anything', async () => {
     // settings check refuses it first (below); the program refuses it too, for settings that
     // reach it another way.
     const valid = stackConfig({ origin_path: '/_eb', site_backend: 'shop-web' });
@@ -176,7 +313,7 @@ describe('infra: gateway.origin_path (the gateway under a path of the site’s o
     const recorded = await declare(() => {
       assert.throws(
         () => declareEnvironment(config, BUNDLES),
-        /origin_path \/_eb needs gateway\.site_backend.*gateway\.origin_via: cloudflare or akamai/,
+        /origin_path \/_eb needs gateway\.site_url_map.*gateway\.origin_via: cloudflare or akamai/,
       );
     });
     assert.deepEqual(
@@ -216,7 +353,7 @@ describe('infra: gateway.origin_path (the gateway under a path of the site’s o
     // deploy or npm start (#96); a Worker needs none.
     const bare = check({ origin_path: '/_eb' });
     assert.deepEqual(bare.ok ? [] : bare.errors.map((e) => e.field), ['gateway.origin_path']);
-    assert.match(bare.ok ? '' : (bare.errors[0]?.description ?? ''), /needs gateway\.site_backend/);
+    assert.match(bare.ok ? '' : (bare.errors[0]?.description ?? ''), /needs gateway\.site_url_map/);
     assert.equal(check({ origin_path: '/_eb', origin_via: 'cloudflare' }).ok, true);
     const both = check({ origin_path: '/_eb', origin_via: 'akamai', site_backend: 'shop-web' });
     assert.match(

@@ -168,6 +168,46 @@ describe('infra: the organisation policy pack over the declared environment', ()
   });
 });
 
+describe('infra: the policy pack encodes the review’s findings (issue #100)', () => {
+  const hits = async (config: StackConfig, mutate?: (args: pulumi.ResourceTransformationArgs) => void) =>
+    policiesHit(await violations(await declared(config, mutate), organisationConfigFor(config.settings)));
+
+  it('secret-writers: a secret grant beyond reading, or Version Manager to another workload, is reported', async () => {
+    const secretGrant = 'gcp:secretmanager/secretIamMember:SecretIamMember';
+    assert.deepEqual(
+      await hits(example(), (args) => {
+        if (args.type === secretGrant && args.props['role'] === 'roles/secretmanager.secretVersionManager')
+          args.props['role'] = 'roles/secretmanager.admin';
+      }),
+      ['eventbus-secret-writers'],
+    );
+    assert.deepEqual(
+      await hits(example(), (args) => {
+        // forward's reading grant (named `<stack>-accessor-forward-<secret>`) made a writing one.
+        if (args.type === secretGrant && args.name.includes('-accessor-forward-'))
+          args.props['role'] = 'roles/secretmanager.secretVersionManager';
+      }),
+      ['eventbus-secret-writers'],
+    );
+  });
+
+  it('site-map-additive: the site’s own map gets a path rule; the previous whole-map form is reported (advisory)', async () => {
+    const gateway = {
+      origin_path: '/_eb',
+      site_url_map: 'shop-lb',
+      site_hosts: ['shop.example'],
+      site_backend: 'shop-web',
+    };
+    assert.deepEqual(await hits(changed(example(), { gateway })), []);
+    assert.deepEqual(
+      await hits(changed(example(), { gateway: { origin_path: '/_eb', site_backend: 'shop-web' } })),
+      ['eventbus-site-map-additive'],
+    );
+    const rule = organisationPolicies().find((p) => p.name === 'eventbus-site-map-additive');
+    assert.equal(rule?.enforcementLevel, 'advisory', 'a stack of the previous form still deploys');
+  });
+});
+
 describe('infra: the policy pack as the CLI starts it', () => {
   it('gets its configuration from `node infra/policy/config.ts <settings>` (the docs’ command)', () => {
     const out = execFileSync(

@@ -19,7 +19,7 @@ const TABLE = 'gcp:bigquery/table:Table';
  * The columns the releases since the ledger's first schema added to `deliveries`, in order (the
  * platform's answer, then the trace id of issue #81); the previous state declared the rest.
  */
-const ADDED = ['platform_ref', 'platform_events_received', 'platform_response', 'trace_id'];
+const ADDED = ['platform_ref', 'platform_events_received', 'platform_response', 'trace_id', 'backfill'];
 
 interface Field {
   readonly name: string;

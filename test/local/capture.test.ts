@@ -3,11 +3,15 @@
  * port, and how `npm start` points a segment_action destination without a base_url at it.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   type CaptureReceiver,
   splitCapturedPath,
   startCaptureReceiver,
 } from '../../local/platforms/capture.ts';
+import { CLIENTS_PATH } from '../../local/platforms/oauth.ts';
 import { SCRIPT_PATH } from '../../local/platforms/server.ts';
 import {
   DEFAULT_PORTS,
@@ -59,6 +63,65 @@ describe('the capturing stand-in', () => {
     assert.equal(captured?.path, '/api/events/');
     assert.deepEqual(captured?.body, { data: { type: 'event' } });
     assert.equal(stand.captured('companydomain.pipedrive.com')[0]?.query['term'], 'u-1');
+  });
+
+  it("serves the OAuth stand-in's token endpoint at a token URL the catalogue data does not name", async () => {
+    const registered = await send(CLIENTS_PATH, {
+      body: JSON.stringify({ client_id: 'c-sf', client_secret: 's-sf', refresh_token: 'r-sf' }),
+    });
+    assert.equal(registered.status, 204);
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    // Salesforce's token URL is its instance's, built at run time.
+    const token = await send('/acme.my.salesforce.com/services/oauth2/token', {
+      headers: form,
+      body: 'grant_type=refresh_token&refresh_token=r-sf&client_id=c-sf&client_secret=s-sf',
+    });
+    assert.equal(token.status, 200);
+    assert.equal(((await token.json()) as { token_type?: string }).token_type, 'Bearer');
+    const unknown = await send('/acme.my.salesforce.com/services/oauth2/token', {
+      headers: form,
+      body: 'grant_type=refresh_token&refresh_token=nope&client_id=c-sf&client_secret=s-sf',
+    });
+    assert.equal(((await unknown.json()) as { error?: string }).error, 'invalid_grant');
+    // A form without a grant is an ordinary request, answered by the vendor rules.
+    const other = await send('/acme.my.salesforce.com/services/data', { headers: form, body: 'a=1' });
+    assert.deepEqual(await other.json(), {});
+  });
+
+  it('keeps the OAuth registrations in its file: a restarted stand-in still knows the client', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'eventbus-oauth-clients-'));
+    const file = join(dir, 'oauth-clients.jsonl');
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const grant = 'grant_type=refresh_token&refresh_token=r-kept&client_id=c-kept&client_secret=s-kept';
+    try {
+      const first = await startCaptureReceiver({ oauthClients: file });
+      const registered = await fetch(`${first.url}${CLIENTS_PATH}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ client_id: 'c-kept', client_secret: 's-kept', refresh_token: 'r-kept' }),
+      });
+      assert.equal(registered.status, 204);
+      await first.close();
+      const again = await startCaptureReceiver({ oauthClients: file });
+      const token = await fetch(`${again.url}/oauth2.googleapis.com/token`, {
+        method: 'POST',
+        headers: form,
+        body: grant,
+      });
+      assert.equal(token.status, 200, await token.clone().text());
+      await again.close();
+      // Without the file, a new stand-in knows nothing of it.
+      const fresh = await startCaptureReceiver();
+      const refused = await fetch(`${fresh.url}/oauth2.googleapis.com/token`, {
+        method: 'POST',
+        headers: form,
+        body: grant,
+      });
+      assert.equal(refused.status, 401);
+      await fresh.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('answers a path with no host 404, naming what it expected', async () => {

@@ -42,7 +42,13 @@ function harness() {
     settings: SETTINGS,
     alerts: async () => snapshot([ALERT]),
     sql: (spec, now) =>
-      alertQuery(spec.condition, now, { events: 'e', invalidEvents: 'i', deliveries: 'd', erasures: 'x' }),
+      alertQuery(spec.condition, now, {
+        events: 'e',
+        invalidEvents: 'i',
+        deliveries: 'd',
+        erasures: 'x',
+        reconciliation: 'r',
+      }),
     query: async (q) => {
       queries.push(q);
       return { failed: world.failed, attempted: world.attempted };

@@ -28,6 +28,7 @@ import { emulatorBigQuery, provision } from '../../local/provision.ts';
 import { REPO_ROOT } from '../../local/settings-file.ts';
 import type { Destination, Settings } from '../../schemas/settings.ts';
 import { testSettings } from '../storage/support.ts';
+import { firstChunk } from '../support/chunk-context.ts';
 
 const TOKEN = 'EAAlocaldiagnostics';
 const PIXEL = '123456789012345';
@@ -121,14 +122,7 @@ describe('scheduler: Meta dataset quality becomes platform_diagnostics rows', fu
     };
   };
   const run = (name: string): Promise<ChunkResult> =>
-    platformDiagnosticsJob(deps()).chunk({
-      run: { kind: PLATFORM_DIAGNOSTICS_KIND, name, slot: now.toISOString(), trigger: 'schedule' },
-      runId: 'r',
-      cursor: undefined,
-      chunk: 0,
-      now,
-      fence: async () => {},
-    });
+    platformDiagnosticsJob(deps()).chunk(firstChunk(PLATFORM_DIAGNOSTICS_KIND, name, now));
   const rows = async (destination: string) =>
     (
       await bigquery.query({

@@ -41,6 +41,10 @@ interface Listed {
     failed: number;
     total?: number;
     error?: string;
+    backfilled?: number;
+    went_live?: string;
+    reasons?: Record<string, number>;
+    cancelled?: boolean;
   };
 }
 
@@ -91,10 +95,12 @@ describe('scheduler: replays started from the console run chunk by chunk on the 
           publish: (m) => deliveries.publish(m),
           writeLedger: (e) => ledger.write(e),
           assertSelect: (sql, params) => assertSingleSelect(bq, { query: sql, params }),
-          run: async (sql, params) =>
-            ((await bq.query({ query: sql, ...(params ? { params } : {}) }))[0] as unknown[]).map(
-              (r) => plainValue(r) as Record<string, unknown>,
-            ),
+          run: async (sql, params, types) =>
+            (
+              (
+                await bq.query({ query: sql, ...(params ? { params } : {}), ...(types ? { types } : {}) })
+              )[0] as unknown[]
+            ).map((r) => plainValue(r) as Record<string, unknown>),
           page: async (table, startIndex, maxResults) =>
             (
               await bq
@@ -126,6 +132,26 @@ describe('scheduler: replays started from the console run chunk by chunk on the 
   };
   const listed = async (): Promise<Listed[]> =>
     ((await given(replayAction(api, 'replays', {}, 'viewer'))) as { replays: Listed[] }).replays;
+
+  /** Publishes the events and waits until the webhook has each one. */
+  const deliveredOnce = async (ids: readonly string[]) => {
+    await stack.publishEvents(ids.map(event));
+    for (const id of ids)
+      await waitFor(`delivery of ${id}`, async () =>
+        hookRows(await stack.ledger(id)).some((r) => r.status === 'delivered') ? true : undefined,
+      );
+  };
+
+  /** Starts a slice replay of the last hour to the webhook, narrowed by `where`, as ana. */
+  const startSlice = async (where: string) => {
+    const from = new Date(Date.now() - 3_600_000).toISOString();
+    const to = new Date(Date.now() + 60_000).toISOString();
+    const body = { destination: 'hook', source: 'slice', from, to, where };
+    const started = (await given(replayAction(api, 'replay-start', body, 'ana@acme.example'))) as {
+      replay: Listed;
+    };
+    return { started, to };
+  };
 
   /** Runs the published run messages one chunk each, as the schedule function does, until done. */
   const drive = async (id: string, seen: Listed[]): Promise<number> => {
@@ -194,28 +220,9 @@ describe('scheduler: replays started from the console run chunk by chunk on the 
   it('re-sends a warehouse slice page by page from an ops table, then drops it', async () => {
     const tag = Date.now().toString(36);
     const ids = ['s1', 's2', 's3', 's4', 's5'].map((i) => `slice-${i}-${tag}`);
-    await stack.publishEvents(ids.map(event));
-    for (const id of ids)
-      await waitFor(`delivery of ${id}`, async () =>
-        hookRows(await stack.ledger(id)).some((r) => r.status === 'delivered') ? true : undefined,
-      );
-    const from = new Date(Date.now() - 3_600_000).toISOString();
-    const to = new Date(Date.now() + 60_000).toISOString();
-    const started = (await given(
-      replayAction(
-        api,
-        'replay-start',
-        // Four of the five: the condition is the person's SQL, inside ours.
-        {
-          destination: 'hook',
-          source: 'slice',
-          from,
-          to,
-          where: `event_id LIKE 'slice-%-${tag}' AND event_id != '${ids[4]}'`,
-        },
-        'ana@acme.example',
-      ),
-    )) as { replay: Listed };
+    await deliveredOnce(ids);
+    // Four of the five: the condition is the person's SQL, inside ours.
+    const { started, to } = await startSlice(`event_id LIKE 'slice-%-${tag}' AND event_id != '${ids[4]}'`);
     const seen: Listed[] = [];
     await drive(started.replay.id, seen);
     assert.ok(
@@ -224,7 +231,19 @@ describe('scheduler: replays started from the console run chunk by chunk on the 
     );
     const done = (await listed()).find((r) => r.id === started.replay.id);
     assert.equal(done?.state, 'finished');
-    assert.deepEqual(done?.figures, { read: 4, republished: 4, skipped: 0, failed: 0, total: 4 });
+    const { went_live, ...figures } = done?.figures ?? {};
+    // The destination was live before these events were stored: a replay, not a backfill.
+    assert.deepEqual(figures, {
+      read: 4,
+      republished: 4,
+      skipped: 0,
+      failed: 0,
+      total: 4,
+      backfilled: 0,
+      reasons: {},
+    });
+    // Its first ledger row outside a replay: before this slice's events were stored.
+    assert.ok(went_live !== undefined && Date.parse(went_live) < Date.parse(to), went_live);
     // Delivered already: each one's send-once claim folds the replay (docs/delivery.md, "One event,
     // one delivery"); the receiver gets nothing twice.
     for (const id of ids.slice(0, 4))
@@ -234,6 +253,32 @@ describe('scheduler: replays started from the console run chunk by chunk on the 
     assert.ok(!hookRows(await stack.ledger(ids[4] as string)).some((r) => r.replay), 'the fifth stays out');
     const [tables] = await stack.bigquery.dataset(stack.plan.ops.dataset).getTables();
     assert.ok(!tables.some((t) => t.id === sliceTable(started.replay.id)), 'the slice table is dropped');
+  });
+
+  it('stops a replay a person cancels before its next chunk, keeping its figures; a finished one cannot be', async () => {
+    const tag = Date.now().toString(36);
+    const ids = ['c1', 'c2', 'c3', 'c4', 'c5', 'c6'].map((i) => `cancel-${i}-${tag}`);
+    await deliveredOnce(ids);
+    const { started } = await startSlice(`event_id LIKE 'cancel-%-${tag}'`);
+    // Chunk 0 takes the slice, chunk 1 sends its first page of two; then the person cancels.
+    for (let i = 0; i < 2; i++)
+      assert.equal((await runChunk(deps, published.shift() as RunMessage)).outcome, 'continued');
+    const cancelled = (await given(
+      replayAction(api, 'replay-cancel', { id: started.replay.id }, 'bo@acme.example'),
+    )) as { replay: { cancel_requested_by: string } };
+    assert.equal(cancelled.replay.cancel_requested_by, 'bo@acme.example');
+    await drive(started.replay.id, []);
+    const done = (await listed()).find((r) => r.id === started.replay.id);
+    assert.equal(done?.state, 'cancelled');
+    assert.deepEqual([done?.figures?.read, done?.figures?.total, done?.figures?.cancelled], [2, 6, true]);
+    assert.match(
+      await refusal(replayAction(api, 'replay-cancel', { id: started.replay.id }, 'bo')),
+      /has finished: nothing to cancel/,
+    );
+    assert.match(
+      await refusal(replayAction(api, 'replay-cancel', { id: '20260101T000000Z-nope' }, 'bo')),
+      /NOT_FOUND|not found/i,
+    );
   });
 
   it('refuses a bad request field by field, and a where BigQuery cannot take, before anything runs', async () => {

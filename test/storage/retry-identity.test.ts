@@ -14,6 +14,7 @@ import { type FirestoreEmulator, startFirestoreEmulator } from '@eventbus/firest
 import { createBatchedLookup } from '../../adapters/batched-lookup.ts';
 import { createFirestoreClaimStore } from '../../adapters/firestore-claims.ts';
 import { createIdentityClaims } from '../../adapters/identity-claims.ts';
+import { planFanOut } from '../../core/delivery/fan-out.ts';
 import type { StoredEvent } from '../../core/event.ts';
 import { normalizeOptions } from '../../core/event.ts';
 import { identityDigest, payloadDigest } from '../../core/identity.ts';
@@ -105,6 +106,11 @@ function warehouse() {
   return { rows, writer, asked, alreadyStored };
 }
 
+/** What storeMessages needs to recognise copies: the warehouse's stored check and the claims. */
+function claimingDeps(w: ReturnType<typeof warehouse>, now: () => number) {
+  return { writer: w.writer, config, now, alreadyStored: w.alreadyStored, claim: claims(now) };
+}
+
 /** An in-memory first-sighting registry, as adapters/identity-claims.ts keeps it in the bucket. */
 function claims(now: () => number): ClaimIdentity {
   const seen = new Map<string, { event_time: string; message_id: string; claimed_at: number }>();
@@ -184,23 +190,17 @@ describe('storage: one event, one row (retry identity)', () => {
   it('stores a retry of an event without a time once, under the first copy’s time, and fans it out for the send-once claims to fold', async () => {
     const w = warehouse();
     let now = T0;
-    const deps = {
-      writer: w.writer,
-      config,
-      now: () => now,
-      alreadyStored: w.alreadyStored,
-      claim: claims(() => now),
-    };
+    const deps = claimingDeps(w, () => now);
     const first = await storeMessages([gatewayCopy(T0, '203.0.113.7', 'curl/8')], deps);
     assert.equal(first.stored.length, 1);
     now = T0 + 5 * 60_000; // the producer's retry, five minutes later, from another address
     const retry = await storeMessages([gatewayCopy(now, '198.51.100.9', 'curl/8')], deps);
     assert.equal(w.rows.length, 1, 'one row');
     // The first copy's fan-out is the identity's first: its deliveries send on store's claim.
-    assert.deepEqual(sightingOf(first.stored[0] as StoredEvent), { first: true, at: T0 });
+    assert.deepEqual(sightingOf(first.stored[0] as StoredEvent), { first: true, at: T0, owner: true });
     // Fanned out as the first copy's row: each destination's send-once claim folds it (core/claims/send-once.ts).
     assert.equal(retry.stored.length, 1, 'fanned out again, as the stored row');
-    assert.deepEqual(sightingOf(retry.stored[0] as StoredEvent), { first: false, at: now });
+    assert.deepEqual(sightingOf(retry.stored[0] as StoredEvent), { first: false, at: now, owner: false });
     assert.equal(retry.stored[0]?.event_time, first.stored[0]?.event_time);
     assert.equal(retry.copies, 1);
     assert.ok(
@@ -211,6 +211,33 @@ describe('storage: one event, one row (retry identity)', () => {
           q.payload_digest === w.rows[0]?.insertId,
       ),
       'asked under the first copy’s time',
+    );
+  });
+
+  it('writes one skipped row per event and destination for two copies of a refused event', async () => {
+    const w = warehouse();
+    let now = T0;
+    const deps = claimingDeps(w, () => now);
+    // Meta needs `ads` and `ad_user_data`, which the lead does not state: refused; the webhook needs none.
+    const withDestinations: Settings = {
+      ...settings,
+      destinations: [
+        { id: 'meta', type: 'meta_capi', config: { pixel_id: '1' } },
+        { id: 'hook', type: 'webhook' },
+      ],
+    };
+    const skipsOf = (stored: readonly StoredEvent[]) =>
+      planFanOut(withDestinations, stored, new Date(now)).skips.map((s) => s.row.destination);
+    const first = await storeMessages([gatewayCopy(T0, '203.0.113.7', 'curl/8')], deps);
+    assert.deepEqual(skipsOf(first.stored), ['meta'], 'the first copy records the refusal');
+    now = T0 + 60_000; // the browser's retry of the batch
+    const copy = await storeMessages([gatewayCopy(now, '198.51.100.9', 'curl/8')], deps);
+    assert.equal(copy.stored.length, 1, 'the copy is fanned out (its sends fold on the send-once claims)');
+    assert.deepEqual(skipsOf(copy.stored), [], 'and writes no second skipped row');
+    assert.equal(
+      planFanOut(withDestinations, copy.stored, new Date(now)).messages.length,
+      1,
+      'the webhook’s message',
     );
   });
 

@@ -153,6 +153,8 @@ describe('storage: warehouse plan (tables and views as data)', () => {
       'platform_response',
       // The trace the row was written under (docs/observability.md).
       'trace_id',
+      // A backfill's rows (docs/delivery.md#backfill): nullable, added in place.
+      'backfill',
     ]);
   });
 

@@ -19,6 +19,7 @@ import { emulatorWithFreshBuckets } from '../../emulators/storage/test/support/h
 import { fileTokenStore } from '../../gateway/token-store.ts';
 import type { Settings } from '../../schemas/settings.ts';
 import { startStudio } from '../../studio/server.ts';
+import { adminCall } from '../support/admin-call.ts';
 
 const TOKEN = 'creator-api-admin-token-0123456789';
 
@@ -320,5 +321,80 @@ describe('studio creator API: a sample signed as the vendor signs it', () => {
     const noSecret = await send({ ...request(''), secret: '' });
     assert.equal(noSecret.status, 400);
     assert.match(JSON.stringify(noSecret.body), /secret/);
+  });
+});
+
+describe('studio creator API: arrivals of an endpoint of several event types', () => {
+  const fx = emulatorWithFreshBuckets('creator-arrivals');
+  /** The warehouse's answers by table, and the queries asked of it. */
+  const asked: { sql: string; params: Record<string, unknown> }[] = [];
+  const TABLE_ROWS: Record<string, Record<string, unknown>[]> = {
+    payment_succeeded: [{ event_id: 'evt_1', amount: 49.9 }],
+    subscription_renewed: [{ event_id: 'evt_2', plan: { value: 'gold' } }],
+    deliveries: [{ destination: 'hook', status: 'delivered', events: 1, reason: null }],
+  };
+  let studio: Awaited<ReturnType<typeof startStudio>>;
+
+  beforeEach(async () => {
+    asked.length = 0;
+    studio = await startStudio({
+      registry: new RegistryClient(fx.bucket),
+      adminToken: TOKEN,
+      warehouse: {
+        table: (name) => `\`p.events.${name}\``,
+        query: async (sql, params) => {
+          asked.push({ sql, params });
+          const table = /FROM `p\.events\.(\w+)`/.exec(sql)?.[1] ?? '';
+          // The ledger holds every event's rows: only the asked event's are its answer.
+          if (table === 'deliveries')
+            return params['name'] === 'payment_succeeded' ? (TABLE_ROWS['deliveries'] ?? []) : [];
+          return TABLE_ROWS[table] ?? [];
+        },
+      },
+    });
+  });
+  afterEach(() => studio.close());
+
+  const call = async (body: unknown) => {
+    const { status, json } = await adminCall<Record<string, unknown>>(studio.url, TOKEN, 'arrivals', body);
+    return { status, body: json };
+  };
+
+  it('looks at every type’s typed view and ledger, each row saying whose it is', async () => {
+    const since = new Date(Date.now() - 60_000).toISOString();
+    const a = await call({ events: ['payment_succeeded', 'subscription_renewed'], since });
+    assert.equal(a.status, 200, JSON.stringify(a.body));
+    assert.deepEqual(a.body['stored'], [
+      { event_name: 'payment_succeeded', event_id: 'evt_1', amount: 49.9 },
+      { event_name: 'subscription_renewed', event_id: 'evt_2', plan: 'gold' },
+    ]);
+    assert.deepEqual(a.body['deliveries'], [
+      { event_name: 'payment_succeeded', destination: 'hook', status: 'delivered', events: 1, reason: null },
+    ]);
+    // Each event's own view, and the ledger asked per event by a parameter, never by text in the SQL.
+    assert.ok(asked.some((q) => q.sql.includes('`p.events.subscription_renewed`')));
+    assert.ok(asked.every((q) => !/'(payment_succeeded|subscription_renewed)'/.test(q.sql)));
+    // One event as before: rows as stored, no event_name added.
+    const one = await call({ event: 'subscription_renewed', since });
+    assert.deepEqual(one.body['stored'], [{ event_id: 'evt_2', plan: 'gold' }]);
+  });
+
+  it('refuses a bad list of events, naming the field', async () => {
+    const since = new Date().toISOString();
+    for (const [events, field] of [
+      [[], 'events'],
+      ['payment_succeeded', 'events'],
+      [Array.from({ length: 21 }, (_, i) => `event_${i}`), 'events'],
+      [['payment_succeeded', 'Bad Name'], 'events[1]'],
+      [['payment_succeeded', 'payment_succeeded'], 'events[1]'],
+    ] as const) {
+      const a = await call({ events, since });
+      assert.equal(a.status, 400, JSON.stringify(events));
+      const violations = (a.body['error'] as { details: { fieldViolations?: { field: string }[] }[] }).details
+        .flatMap((d) => d.fieldViolations ?? [])
+        .map((v) => v.field);
+      assert.deepEqual(violations, [field], JSON.stringify(events));
+    }
+    assert.equal(asked.length, 0, 'nothing asked of the warehouse');
   });
 });

@@ -186,6 +186,28 @@ describe('studio creator: catalogue targets and the sender’s authentication', 
     await page.close();
   });
 
+  it('takes the first click on "Show what will be saved" right after typing the secret’s name or value', async () => {
+    for (const [label, value, saved] of [
+      ['Secret name (Secret Manager)', 'SHOP_SIGNING', /- SHOP_SIGNING/],
+      ['Signing secret (signs the test only, not saved)', 'typed-last', /scheme: hmac/],
+    ] as const) {
+      const { page, errors } = await open(1280, VENUE_ORDERS);
+      await page.getByLabel('Event name').fill('shop_order');
+      await page.getByText('All 2 sample rows fit the definition.').waitFor();
+      await page.getByLabel('The sender sends').selectOption('signature');
+      await page.getByLabel('Signature scheme').selectOption('hmac');
+      // Typed, focus still in the field: the one click below is what leaves it.
+      await page.getByLabel(label).fill(value);
+      await page.getByRole('button', { name: 'Show what will be saved' }).click();
+      await page.getByText('Translator/shop-order-csv: would be created 1.0').waitFor({ timeout: 5000 });
+      const yaml = (await page.locator('#yaml').textContent()) ?? '';
+      assert.match(yaml, saved, label);
+      assert.doesNotMatch(yaml, /typed-last/);
+      assert.deepEqual(errors, []);
+      await page.close();
+    }
+  });
+
   it('saves the "personal data" tick of a column kept under a catalogue event: stored hashed, not in clear', async () => {
     const { page, errors } = await open(1280, VENUE_ORDERS);
     await page.getByLabel('The rows become').selectOption('purchase');

@@ -3,7 +3,8 @@
  * destination; the page says it is queued, then follows it while the scheduler's Replay job runs
  * it chunk by chunk (driven here as the schedule function would, one runChunk per run message,
  * on the Pub/Sub emulator's real dead-letter backlog), and shows it finished with its figures.
- * Bad requests are answered field by field on the page; a hostile condition is shown as text.
+ * Bad requests are answered field by field on the page; a hostile condition is shown as text; a
+ * queued replay is cancelled from the page and shown so once the scheduler stops it.
  * Screenshots go to $SCREENSHOTS (default: a temp dir).
  */
 import assert from 'node:assert/strict';
@@ -158,6 +159,15 @@ describe('studio replays page in a browser', function () {
     await page.getByRole('table', { name: 'Replays' }).getByText(HOSTILE, { exact: false }).waitFor();
     assert.equal(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss), undefined);
     assert.equal(await page.locator('img').count(), 0);
+
+    // The queued slice is cancelled from the page: the scheduler stops it before its first chunk.
+    const slice = page.getByRole('table', { name: 'Replays' }).locator('tbody tr').first();
+    await slice.getByRole('button', { name: /^cancel replay / }).click();
+    await slice.getByText('cancelling (asked by ana@acme.example)').waitFor();
+    assert.equal(await slice.getByRole('button', { name: /^cancel replay / }).count(), 0);
+    while (published.length > 0) await runChunk(deps, published.shift() as RunMessage);
+    await slice.getByRole('cell', { name: 'cancelled', exact: true }).waitFor();
+    assert.match((await slice.textContent()) ?? '', /0 read, 0 sent again, 0 skipped, 0 failed, cancelled/);
     await page.screenshot({ path: join(ui.shots, 'replays.png'), fullPage: true });
 
     // Narrow window: the form and the list stay usable.

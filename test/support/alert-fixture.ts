@@ -1,6 +1,7 @@
 import type { AlertTables } from '../../core/alerts/alerts.ts';
 import type { Plan } from '../../core/plan.ts';
 import { PRIVACY_TABLES } from '../../core/warehouse/privacy-audit.ts';
+import { RECONCILIATION_VIEW } from '../../core/warehouse/reconciliation.ts';
 import { TABLES, tableRef } from '../../core/warehouse/warehouse.ts';
 
 /**
@@ -28,5 +29,6 @@ export function alertTablesOf(project: string, p: Plan): AlertTables {
     invalidEvents: ref(p.dataset, TABLES.invalidEvents),
     deliveries: ref(p.dataset, TABLES.deliveries),
     erasures: ref(p.ops.dataset, PRIVACY_TABLES.erasures),
+    reconciliation: ref(p.dataset, RECONCILIATION_VIEW),
   };
 }

@@ -200,3 +200,37 @@ export async function postViewContent(
     }),
   });
 }
+
+/**
+ * `eventbus start` whose settings (environments/local.yaml) let a page on `origin` send, and a
+ * write key for it (`keyArgs` added to `eventbus key create`), once the gateway takes the key.
+ */
+export async function startLocalForOrigin(
+  prefix: string,
+  origin: string,
+  keyArgs: readonly string[] = [],
+): Promise<StartedLocal & { readonly key: string }> {
+  const local = await startLocalCli({
+    prefix,
+    settings: (dir) => {
+      const path = join(dir, `${prefix}settings.yaml`);
+      const yaml = readFileSync(join(REPO, 'environments', 'local.yaml'), 'utf8');
+      if (!/origins: \[/.test(yaml)) throw new Error('environments/local.yaml lists no origins');
+      writeFileSync(path, yaml.replace('origins: [', `origins: ["${origin}", `));
+      return path;
+    },
+  });
+  const created = await eventbusIn(local.dataDir)('key', 'create', '--origin', origin, ...keyArgs);
+  const key = /ebk_[A-Za-z0-9_-]+/.exec(created)?.[0];
+  if (!key) throw new Error(`no key in: ${created}`);
+  const gateway = `http://127.0.0.1:${local.ports['gateway']}`;
+  await until('the gateway to take the new key', async () => {
+    const res = await fetch(`${gateway}/v1/topics/events?key=${key}`, {
+      method: 'POST',
+      headers: { origin, 'content-type': 'text/plain' },
+      body: JSON.stringify({ event_name: 'consent_probe', anonymous_id: `probe-${Date.now()}` }),
+    });
+    return res.ok ? true : undefined;
+  });
+  return { ...local, key };
+}

@@ -58,6 +58,9 @@ export function memoryClaims(): MemoryClaims {
       if (records.get(name)?.version !== at) return undefined;
       return put(name, fields, expireAt);
     },
+    async read(key) {
+      return records.get(claimName(key));
+    },
     async release(key, at) {
       const name = claimName(key);
       if (records.get(name)?.version !== at) return false;

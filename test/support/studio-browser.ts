@@ -6,7 +6,7 @@
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { RegistryClient } from '../../adapters/registry.ts';
 import { emulatorWithFreshBuckets } from '../../emulators/storage/test/support/harness.ts';
 import { buildAssets } from '../../studio/assets.ts';
@@ -45,4 +45,24 @@ export function studioInBrowser(
     bucket: () => fx.bucket,
     shots,
   };
+}
+
+/**
+ * The creator's page at a width with `sample` pasted and read (its "Read as …" line shown); the
+ * script errors it meets are collected in `errors`.
+ */
+export async function creatorWithSample(
+  browser: Browser,
+  url: string,
+  sample: string,
+  width = 1280,
+): Promise<{ page: Page; errors: string[] }> {
+  const page = await browser.newPage({ viewport: { width, height: 900 } });
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(url);
+  await page.getByLabel('Paste the raw data').fill(sample);
+  await page.getByRole('button', { name: 'Read the sample' }).click();
+  await page.getByText(/^Read as /).waitFor();
+  return { page, errors };
 }

@@ -6,7 +6,9 @@
  * event — and user-provided data (`user_data`, hashed identifiers for ads measurement) is left
  * out unless `ad_user_data` is granted. Says what it left out.
  */
+import { userDataWithheld } from '../consent-signals.ts';
 import type { ConsentSignals } from '../platform.ts';
+import { GA4_FACTS } from './facts.ts';
 
 export const ga4ConsentSignals: ConsentSignals = (body, _destination, _event, consent) => {
   const fields = (body['consent'] ?? {}) as Record<string, unknown>;
@@ -15,7 +17,8 @@ export const ga4ConsentSignals: ConsentSignals = (body, _destination, _event, co
     if (!granted || fields[purpose] === undefined) fields[purpose] = granted ? 'GRANTED' : 'DENIED';
   }
   body['consent'] = fields;
-  if (consent.ad_user_data.state === 'granted' || body['user_data'] === undefined) return undefined;
+  const why = userDataWithheld(consent, GA4_FACTS);
+  if (why === undefined || body['user_data'] === undefined) return undefined;
   delete body['user_data'];
-  return `left out user_data (${consent.ad_user_data.reason})`;
+  return `left out user_data (${why})`;
 };

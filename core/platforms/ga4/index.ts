@@ -4,8 +4,11 @@
  * consent signals (consent.ts) and how its answers are read (responses.ts) are assembled here;
  * platforms.ts lists it.
  */
+
+import { COUNTS_CONFIG } from '../counts.ts';
 import { definePlatform, type Platform } from '../platform.ts';
 import { ga4ConsentSignals } from './consent.ts';
+import { COUNTS_PROPERTY_CONFIG, GA4_COUNTS } from './counts.ts';
 import { ga4Body, ga4Request } from './driver.ts';
 import { GA4_ERASURE } from './erasure.ts';
 import { GA4_FACTS } from './facts.ts';
@@ -18,7 +21,12 @@ export const GA4_PLATFORM: Platform = definePlatform({
   ...GA4_FACTS,
   requirements: {
     config: ['measurement_id'],
-    optionalConfig: [],
+    // `counts: true` and the property: the scheduler reads GA4's own count of each day (counts.ts).
+    optionalConfig: [COUNTS_CONFIG, COUNTS_PROPERTY_CONFIG],
+    configFormats: {
+      [COUNTS_CONFIG]: { pattern: /(?!)/, description: 'a boolean (true or false, unquoted)' },
+      [COUNTS_PROPERTY_CONFIG]: { pattern: /^[0-9]{1,20}$/, description: 'the GA4 property id (digits)' },
+    },
     secrets: ['api_secret'],
     baseUrl: false,
     // GA4's test mode is its debug endpoint: no test code.
@@ -45,6 +53,7 @@ export const GA4_PLATFORM: Platform = definePlatform({
   },
   responses: GA4_RESPONSES,
   erasure: GA4_ERASURE,
+  countReads: GA4_COUNTS,
   // GA4 refuses a web stream's event without client_id: say so in the ledger, never invent one.
   identity: {
     anyOf: ['anonymous_id', 'user_id'],

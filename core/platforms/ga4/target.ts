@@ -5,6 +5,7 @@
  */
 import Type, { type Static } from 'typebox';
 import { compileValidator, type FieldViolation } from '../../validation.ts';
+import { GA4_AGE_LIMIT } from './age-limit.ts';
 
 export const GA4_MAX_EVENTS = 25;
 /** "The total size of the post body must be smaller than 130kB" (taken as 130 000 bytes, the stricter reading). */
@@ -14,7 +15,7 @@ export const GA4_MAX_PARAMS = 25;
 export const GA4_MAX_VALUE_LENGTH = 100;
 export const GA4_MAX_USER_PROPERTIES = 25;
 export const GA4_MAX_CUSTOM_ITEM_PARAMS = 10;
-export const GA4_MAX_BACKDATE_MICROS = 72 * 3600 * 1_000_000;
+export const GA4_MAX_BACKDATE_MICROS = GA4_AGE_LIMIT.hours * 3600 * 1_000_000;
 export const GA4_RESERVED_PREFIXES = Object.freeze(['_', 'firebase_', 'ga_', 'google_', 'gtag.']);
 export const GA4_RESERVED_EVENTS: ReadonlySet<string> = new Set([
   'ad_activeview',

@@ -3,11 +3,12 @@
  * `ad_user_data` and `ad_personalization` as the Data Manager event's `consent.adUserData` and
  * `consent.adPersonalization` (`CONSENT_GRANTED` / `CONSENT_DENIED`). A purpose the event does not
  * state is left out, which Google reads as unspecified; a value the mapping set is kept. With
- * `ad_user_data` denied the hashed user data is left out too (as at GA4): the person refused
+ * `ad_user_data` not granted (refused, or unstated: its facts' `userData`) the hashed user data is left out too (as at GA4): the person refused
  * that their data be used for ads, which a destination's own consent list may not have checked.
  */
-import { userDataDenied } from '../consent-signals.ts';
+import { userDataWithheld } from '../consent-signals.ts';
 import type { ConsentSignals } from '../platform.ts';
+import { GOOGLE_ADS_FACTS } from './facts.ts';
 
 const STATE = { granted: 'CONSENT_GRANTED', denied: 'CONSENT_DENIED' } as const;
 
@@ -23,9 +24,10 @@ export const googleAdsConsentSignals: ConsentSignals = (platformEvent, _destinat
       consent[field] = STATE[state];
   }
   if (Object.keys(consent).length > 0) platformEvent['consent'] = consent;
-  if (userDataDenied(resolved) && platformEvent['userData'] !== undefined) {
+  const why = userDataWithheld(resolved, GOOGLE_ADS_FACTS);
+  if (why !== undefined && platformEvent['userData'] !== undefined) {
     delete platformEvent['userData'];
-    return 'left out userData (ad_user_data denied)';
+    return `left out userData (${why})`;
   }
   return undefined;
 };

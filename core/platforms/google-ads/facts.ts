@@ -1,9 +1,10 @@
 /**
  * Google Ads' facts as data (core/platforms/platform.ts, `PlatformFacts`): what the studio's browser
  * bundle, the gateway and enrichment read about it without loading its driver. It imports only its
- * folder's other data files (api-version.ts, standard-events.ts).
+ * folder's other data files (api-version.ts, standard-events.ts, age-limit.ts).
  */
 import type { PlatformFacts } from '../platform.ts';
+import { GOOGLE_ADS_AGE_LIMIT } from './age-limit.ts';
 import { GOOGLE_ADS_API } from './api-version.ts';
 import { GOOGLE_ADS_STANDARD_EVENTS } from './standard-events.ts';
 
@@ -12,6 +13,8 @@ export const GOOGLE_ADS_FACTS: PlatformFacts = {
   names: { short: 'Google Ads', heading: 'Google Ads' },
   // Ads and the user data they carry need both purposes (as Meta).
   consent: ['ads', 'ad_user_data'],
+  // Its hashed e-mail, phone and names only where a signal grants `ad_user_data` (docs/delivery.md).
+  userData: 'granted',
   /**
    * Google's IAB TCF vendor id, 755 ("Google Advertising Products"), which Google's tags also read
    * for Google Analytics (IAB Europe's Global Vendor List; Gravito, "Communicating consent with
@@ -26,4 +29,9 @@ export const GOOGLE_ADS_FACTS: PlatformFacts = {
   step3: { kind: 'id', label: 'Google Ads conversion action id', pattern: '[0-9]+', numeric: true },
   events: GOOGLE_ADS_STANDARD_EVENTS,
   apiVersion: GOOGLE_ADS_API,
+  counts: {
+    none: 'no daily count is read yet: Data Manager’s `requestStatus:retrieve` reports each upload request’s refused records (the ledger’s later refusals, `refused_later`), not a count per day',
+    doc: 'https://developers.google.com/data-manager/api/reference/rest/v1/requestStatus/retrieve',
+  },
+  ageLimit: GOOGLE_ADS_AGE_LIMIT,
 };

@@ -7,12 +7,13 @@
 import Type, { type Static } from 'typebox';
 import { compileValidator, type FieldViolation } from '../../validation.ts';
 import { HASH_PATTERN, looksHashed } from '../target-common.ts';
+import { LINKEDIN_AGE_LIMIT } from './age-limit.ts';
 import { CONVERSION_URN_PREFIX } from './driver.ts';
 
 /** Events per BATCH_CREATE request (LinkedIn's documented batch size). */
 export const LINKEDIN_MAX_EVENTS = 5000;
 /** How old a conversion may be: LinkedIn refuses events older than 90 days. */
-export const LINKEDIN_MAX_AGE_DAYS = 90;
+export const LINKEDIN_MAX_AGE_DAYS = LINKEDIN_AGE_LIMIT.hours / 24;
 /** A conversion rule id (what a destination's mapping names for each event). */
 export const CONVERSION_RULE_ID = /^[0-9]{1,20}$/;
 /** The user id types LinkedIn documents. */

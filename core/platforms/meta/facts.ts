@@ -1,9 +1,10 @@
 /**
  * Meta's facts as data (core/platforms/platform.ts, `PlatformFacts`): what the studio's browser
  * bundle, the gateway and enrichment read about it without loading its driver. It imports only its
- * folder's other data files (api-version.ts, standard-events.ts).
+ * folder's other data files (api-version.ts, standard-events.ts, age-limit.ts).
  */
 import type { PlatformFacts } from '../platform.ts';
+import { META_AGE_LIMIT } from './age-limit.ts';
 import { META_API } from './api-version.ts';
 import { META_STANDARD_EVENTS } from './standard-events.ts';
 
@@ -16,6 +17,8 @@ export const META_FACTS: PlatformFacts = {
   names: { short: 'Meta', heading: 'Meta Conversions API' },
   // Ads and the user data they carry need both purposes.
   consent: ['ads', 'ad_user_data'],
+  // Its hashed e-mail, phone and names only where a signal grants `ad_user_data` (docs/delivery.md).
+  userData: 'granted',
   // No TCF vendor id: none confirmed on the Global Vendor List, so a TC string gates it by its
   // purposes alone (docs/delivery.md, "Consent").
   clickIds: [{ param: 'fbclid', channel: 'social' }],
@@ -55,4 +58,9 @@ export const META_FACTS: PlatformFacts = {
   step3: { kind: 'events', label: 'Meta' },
   events: META_STANDARD_EVENTS,
   apiVersion: META_API,
+  counts: {
+    reads: 'Graph API `GET /{pixel_id}/stats?aggregation=event`: events received per event name and hour',
+    doc: 'https://developers.facebook.com/docs/marketing-api/reference/ads-pixel/stats/',
+  },
+  ageLimit: META_AGE_LIMIT,
 };

@@ -4,9 +4,12 @@
  * (consent.ts), how its answers are read (responses.ts) and its custom audiences (audience.ts)
  * are assembled here; platforms.ts lists it.
  */
+
+import { COUNTS_CONFIG } from '../counts.ts';
 import { definePlatform, type Platform } from '../platform.ts';
 import { META_AUDIENCES } from './audience.ts';
 import { metaConsentSignals } from './consent.ts';
+import { META_COUNTS } from './counts.ts';
 import { DIAGNOSTICS_CONFIG } from './dataset-quality.ts';
 import { metaRequest, metaServerEvent } from './driver.ts';
 import { META_FACTS } from './facts.ts';
@@ -20,13 +23,15 @@ export const META_PLATFORM: Platform = definePlatform({
   requirements: {
     config: ['pixel_id'],
     // `diagnostics: true`: the scheduler asks Meta's Dataset Quality API daily (dataset-quality.ts).
-    optionalConfig: ['action_source', 'api_version', DIAGNOSTICS_CONFIG],
+    // `counts: true`: the scheduler reads Meta's own count of each day's events (counts.ts).
+    optionalConfig: ['action_source', 'api_version', DIAGNOSTICS_CONFIG, COUNTS_CONFIG],
     secrets: ['access_token'],
     baseUrl: false,
     testEventCode: true,
     // A string ("true") is refused: only the boolean turns it on, so nothing is asked by accident.
     configFormats: {
       [DIAGNOSTICS_CONFIG]: { pattern: /(?!)/, description: 'a boolean (true or false, unquoted)' },
+      [COUNTS_CONFIG]: { pattern: /(?!)/, description: 'a boolean (true or false, unquoted)' },
     },
   },
   payload: {
@@ -43,6 +48,7 @@ export const META_PLATFORM: Platform = definePlatform({
   },
   responses: META_RESPONSES,
   audiences: META_AUDIENCES,
+  countReads: META_COUNTS,
 });
 
 /** The driver the forward function uses for `meta_capi` destinations. */

@@ -5,10 +5,12 @@
 import Type, { type Static } from 'typebox';
 import { compileValidator, type FieldViolation } from '../../validation.ts';
 import { checkDataRequest, collapseHashed, HashedOrList, looksHashed, TextOrList } from '../target-common.ts';
+import { META_AGE_LIMIT } from './age-limit.ts';
 
 export const META_MAX_EVENTS = 1000;
-export const META_MAX_AGE_SECONDS = 7 * 24 * 3600;
-export const META_MAX_AGE_PHYSICAL_STORE_SECONDS = 62 * 24 * 3600;
+export const META_MAX_AGE_SECONDS = META_AGE_LIMIT.hours * 3600;
+export const META_MAX_AGE_PHYSICAL_STORE_SECONDS =
+  (META_AGE_LIMIT.longer?.hours ?? META_AGE_LIMIT.hours) * 3600;
 
 /** Fields Meta wants SHA-256 hashed after normalisation. */
 export const META_HASHED_FIELDS = Object.freeze([

@@ -2,10 +2,11 @@
  * Microsoft's consent signal (docs/platforms.md, Microsoft): `adStorageConsent` `G` (granted) or
  * `D` (denied), from the event's `ads` purpose — UET's own consent mode speaks of ad storage. A
  * purpose the event does not state leaves the field out; a value the mapping set is kept. With
- * `ad_user_data` denied the hashed e-mail and phone are left out.
+ * `ad_user_data` not granted (refused, or unstated: its facts' `userData`) the hashed e-mail and phone are left out.
  */
-import { userDataDenied } from '../consent-signals.ts';
+import { userDataWithheld } from '../consent-signals.ts';
 import type { ConsentSignals } from '../platform.ts';
+import { MICROSOFT_FACTS } from './facts.ts';
 
 export const microsoftConsentSignals: ConsentSignals = (platformEvent, _destination, _event, consent) => {
   // Consent Mode's ad_storage counts as ads, as UET's own consent mode names it.
@@ -13,10 +14,9 @@ export const microsoftConsentSignals: ConsentSignals = (platformEvent, _destinat
   if (ads === 'denied' || (ads === 'granted' && platformEvent['adStorageConsent'] === undefined))
     platformEvent['adStorageConsent'] = ads === 'granted' ? 'G' : 'D';
   const user = platformEvent['userData'] as Record<string, unknown> | undefined;
-  if (!userDataDenied(consent) || user === undefined) return undefined;
+  const why = userDataWithheld(consent, MICROSOFT_FACTS);
+  if (why === undefined || user === undefined) return undefined;
   const dropped = ['em', 'ph'].filter((k) => user[k] !== undefined);
   for (const k of dropped) delete user[k];
-  return dropped.length > 0
-    ? `left out userData.${dropped.join(', userData.')} (ad_user_data denied)`
-    : undefined;
+  return dropped.length > 0 ? `left out userData.${dropped.join(', userData.')} (${why})` : undefined;
 };

@@ -11,6 +11,8 @@ export const MICROSOFT_FACTS: PlatformFacts = {
   type: 'microsoft_uet',
   names: { short: 'Microsoft', heading: 'Microsoft Advertising' },
   consent: ['ads', 'ad_user_data'],
+  // Its hashed e-mail, phone and names only where a signal grants `ad_user_data` (docs/delivery.md).
+  userData: 'granted',
   /**
    * Microsoft's IAB TCF vendor id: "Include Microsoft (Vendor ID: 1126)", Microsoft Advertising's
    * "Transparency and consent framework (TCF) for UET" (learn.microsoft.com/en-us/advertising/
@@ -22,4 +24,8 @@ export const MICROSOFT_FACTS: PlatformFacts = {
   step3: { kind: 'events', label: 'Microsoft Advertising' },
   events: MICROSOFT_STANDARD_EVENTS,
   apiVersion: MICROSOFT_API,
+  counts: {
+    none: 'the platform reports no counts to this service: the UET Conversion API answers per request',
+    doc: 'https://learn.microsoft.com/en-us/advertising/guides/uet-conversion-api-integration',
+  },
 };

@@ -14,6 +14,7 @@ import {
   Hashed,
   hashedPlainFields,
 } from '../target-common.ts';
+import { PINTEREST_AGE_LIMIT } from './age-limit.ts';
 import { PINTEREST_ACTION_SOURCES } from './driver.ts';
 import { PINTEREST_STANDARD_EVENTS } from './standard-events.ts';
 
@@ -24,7 +25,7 @@ export const PINTEREST_MAX_EVENTS = 1000;
  * events_pinterest.html, which cites developer.pinterest.com/docs/api/v5/events-create; Pinterest's
  * own page was not readable here: docs/platforms.md, "Pinterest").
  */
-export const PINTEREST_MAX_AGE_SECONDS = 7 * 24 * 3600;
+export const PINTEREST_MAX_AGE_SECONDS = PINTEREST_AGE_LIMIT.hours * 3600;
 
 /** User fields Pinterest wants normalised, SHA-256 hashed and sent as a list. */
 export const PINTEREST_HASHED_FIELDS = Object.freeze([

@@ -1,11 +1,12 @@
 /**
  * Reddit's consent signals (docs/platforms.md, Reddit): with limited data use,
- * `user.data_processing_options {modes: ["LDU"]}`, as Meta's LDU; with `ad_user_data` denied the
- * hashed identifiers are left out (the click id and the _rdt_uuid cookie stay). A value the
+ * `user.data_processing_options {modes: ["LDU"]}`, as Meta's LDU; with `ad_user_data` not granted
+ * (refused, or unstated: its facts' `userData`) the hashed identifiers are left out (the click id and the _rdt_uuid cookie stay). A value the
  * mapping set is kept.
  */
-import { limitedDataUse, userDataDenied } from '../consent-signals.ts';
+import { limitedDataUse, userDataWithheld } from '../consent-signals.ts';
 import type { ConsentSignals } from '../platform.ts';
+import { REDDIT_FACTS } from './facts.ts';
 
 const PERSONAL = ['email', 'phone_number', 'external_id', 'ip_address', 'idfa', 'aaid'];
 
@@ -15,8 +16,9 @@ export const redditConsentSignals: ConsentSignals = (platformEvent, destination,
     user['data_processing_options'] = { modes: ['LDU'] };
     platformEvent['user'] = user;
   }
-  if (!userDataDenied(consent)) return undefined;
+  const why = userDataWithheld(consent, REDDIT_FACTS);
+  if (why === undefined) return undefined;
   const dropped = PERSONAL.filter((k) => user[k] !== undefined);
   for (const k of dropped) delete user[k];
-  return dropped.length > 0 ? `left out user.${dropped.join(', user.')} (ad_user_data denied)` : undefined;
+  return dropped.length > 0 ? `left out user.${dropped.join(', user.')} (${why})` : undefined;
 };

@@ -7,12 +7,13 @@
 import Type, { type Static } from 'typebox';
 import { compileValidator, type FieldViolation } from '../../validation.ts';
 import { Hashed, looksHashed } from '../target-common.ts';
+import { REDDIT_AGE_LIMIT } from './age-limit.ts';
 import { REDDIT_ACTION_SOURCES, REDDIT_TRACKING_TYPES } from './driver.ts';
 
 /** Events per request (peers' batch size; Reddit's own page unconfirmed). */
 export const REDDIT_MAX_EVENTS = 1000;
 /** How old an event may be: Reddit takes events less than 7 days old. */
-export const REDDIT_MAX_AGE_DAYS = 7;
+export const REDDIT_MAX_AGE_DAYS = REDDIT_AGE_LIMIT.hours / 24;
 
 const Product = Type.Object(
   {

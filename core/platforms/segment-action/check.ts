@@ -8,6 +8,7 @@
  * required by klaviyo trackEvent`. Pure. Kept out of core/settings.ts, which every function
  * loads at cold start: the manifest is large, and only the settings file's readers need it.
  */
+
 import type { Connection, Destination, SegmentActionSetting, Settings } from '../../../schemas/settings.ts';
 import type { FieldViolation } from '../../validation.ts';
 import {
@@ -19,6 +20,7 @@ import {
   catalogManifest,
   OAUTH_TOKEN_AS_SECRET,
 } from './catalog.ts';
+import { environmentRoles } from './environment.ts';
 import { compileFql } from './fql.ts';
 import {
   OAUTH_CONNECTION,
@@ -135,9 +137,12 @@ function settingsProblems(destination: Readonly<Destination>, entry: CatalogEntr
     const wrong = settingTypeProblem(field, value);
     if (wrong) say(`config.${key}`, wrong);
   }
+  const environment = environmentRoles(slug);
   for (const role of Object.keys(secrets)) {
     if (oauth && (role === ACCESS_TOKEN_ROLE || (Object.values(OAUTH_ROLES) as string[]).includes(role)))
       continue;
+    // What Segment keeps in its own environment is a secret of ours (environment.ts).
+    if (environment.some((e) => e.role === role)) continue;
     if (!fields.has(role)) say(`secrets.${role}`, `is not a setting of ${slug} (its settings: ${known})`);
     else if (Object.hasOwn(config, role)) say(`secrets.${role}`, `is given in config too: one place only`);
   }
@@ -148,6 +153,12 @@ function settingsProblems(destination: Readonly<Destination>, entry: CatalogEntr
     const where = field.type === 'password' ? 'secrets' : 'config';
     say(`${where}.${field.key}`, `is required by ${slug} (${field.label})`);
   }
+  for (const e of environment)
+    if (e.required && !Object.hasOwn(secrets, e.role))
+      say(
+        `secrets.${e.role}`,
+        `is required by ${slug}: Segment sends it from its own environment with every request, so here it is a secret of the destination's`,
+      );
   // What the destination's own connection test refuses (GA4 without a Measurement ID or Firebase App ID).
   for (const rule of entry.settingRules ?? [])
     if (!rule.anyOf.some(given))

@@ -4,9 +4,9 @@
  * used until it expires (when the token endpoint said `expires_in`) or the platform refuses it
  * (401), then replaced. Deliveries in flight that need a new token at once share one refresh: the
  * first starts it, the others wait for it, and one refused with a token another refresh already
- * replaced takes the new one without asking again. Nothing is written back to Secret Manager: a
- * new instance starts with a refresh. A rotated refresh token (a token endpoint that answers a new
- * one) is kept here too, and lost with the instance (the known limit the docs name).
+ * replaced takes the new one without asking again. A new instance starts with a refresh. A
+ * rotated refresh token (a token endpoint that answers a new one) is written back to Secret Manager
+ * under the claim of refresh-rotation.ts where the secrets are there; kept here otherwise.
  */
 
 /** A token as the cache keeps it. */

@@ -93,3 +93,21 @@ export function withOAuthConnection(
   }
   return { ...destination, secrets: { ...(destination.secrets ?? {}), ...extra } };
 }
+
+/**
+ * The refresh-token secrets forward-catalog rotates (refresh-rotation.ts): the `refresh_token` of
+ * each `oauth2` connection a catalogue destination names whose definition refreshes. The
+ * workload adds their versions and disables and enables them as its claim (core/access/needs.ts).
+ */
+export function rotatedRefreshTokenSecrets(settings: {
+  readonly destinations?: readonly Readonly<Destination>[] | undefined;
+  readonly connections?: readonly Readonly<Connection>[] | undefined;
+}): string[] {
+  const out = new Set<string>();
+  for (const d of settings.destinations ?? []) {
+    if (d.type !== 'segment_action' || !oauthDefinition(d.destination ?? '')?.refresh) continue;
+    const name = oauthConnectionOf(d, settings.connections)?.secrets?.['refresh_token'];
+    if (name !== undefined) out.add(name);
+  }
+  return [...out];
+}

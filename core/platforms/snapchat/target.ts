@@ -13,6 +13,7 @@ import {
   HashedOrList,
   hashedPlainFields,
 } from '../target-common.ts';
+import { SNAPCHAT_AGE_LIMIT } from './age-limit.ts';
 import { SNAPCHAT_ACTION_SOURCES } from './driver.ts';
 import { SNAPCHAT_STANDARD_EVENTS } from './standard-events.ts';
 
@@ -23,7 +24,7 @@ export const SNAPCHAT_MAX_EVENTS = 2000;
  * back to be eligible to be reported via the Conversions API" (Snap's Conversions API
  * introduction, developers.snap.com/api/marketing-api/Conversions-API).
  */
-export const SNAPCHAT_MAX_AGE_SECONDS = 37 * 24 * 3600;
+export const SNAPCHAT_MAX_AGE_SECONDS = SNAPCHAT_AGE_LIMIT.hours * 3600;
 
 /** User fields Snap wants normalised and SHA-256 hashed (a digest or a list of them). */
 export const SNAPCHAT_HASHED_FIELDS = Object.freeze([

@@ -12,4 +12,8 @@ export const WEBHOOK_FACTS: PlatformFacts = {
   // The business's own endpoint: no consent purpose by default.
   consent: [],
   apiVersion: WEBHOOK_API,
+  counts: {
+    none: 'the platform reports no counts: a webhook is the customer’s own endpoint, whose 2xx is its whole answer',
+    doc: 'docs/senders.md',
+  },
 };

@@ -28,6 +28,41 @@ export const PREVIOUS_KEY_ROLE = 'signing_key_previous';
 /** The config key saying until when (RFC 3339) the previous key signs alongside the current one. */
 export const PREVIOUS_UNTIL_KEY = 'previous_key_until';
 
+/**
+ * A key rotation by versions of one secret (issue #101): the config keys naming the Secret Manager
+ * version of `signing_key`'s secret that signs now, and the one that signed before it (with
+ * `previous_key_until`). Numbers, never key values. A destination naming a second secret under
+ * `signing_key_previous` (the previous release's form) keeps working, warned by settings check.
+ */
+export const CURRENT_VERSION_KEY = 'signing_key_version';
+export const PREVIOUS_VERSION_KEY = 'previous_key_version';
+
+/** How a secret reference names one version: `<secret>@<version>` (adapters/secrets.ts reads it). */
+export const versionRef = (secret: string, version: string): string => `${secret}@${version}`;
+
+/**
+ * The secrets the delivery reads, by role: the destination's own, with `signing_key` at its named
+ * version and `signing_key_previous` as the previous version of the same secret when the config
+ * names them. Other destinations' secrets unchanged.
+ */
+export function secretRefs(destination: Readonly<Destination>): Readonly<Record<string, string>> {
+  const named = destination.secrets ?? {};
+  const key = named['signing_key'];
+  const current = destination.config?.[CURRENT_VERSION_KEY];
+  const previous = destination.config?.[PREVIOUS_VERSION_KEY];
+  if (
+    destination.type !== 'webhook' ||
+    key === undefined ||
+    (current === undefined && previous === undefined)
+  )
+    return named;
+  return {
+    ...named,
+    ...(typeof current === 'string' ? { signing_key: versionRef(key, current) } : {}),
+    ...(typeof previous === 'string' ? { [PREVIOUS_KEY_ROLE]: versionRef(key, previous) } : {}),
+  };
+}
+
 /** The destination's format; undefined for a value that is not one (the settings check names it). */
 export function webhookFormat(destination: Readonly<Destination>): WebhookFormat | undefined {
   const v = destination.config?.['format'];
@@ -47,7 +82,7 @@ export interface Rotation {
  * before `config.previous_key_until`: without that date it never does (a rotation is bounded).
  */
 export function rotationState(destination: Readonly<Destination>, now: Date): Rotation {
-  if (!destination.secrets?.[PREVIOUS_KEY_ROLE]) return { state: 'none' };
+  if (!secretRefs(destination)[PREVIOUS_KEY_ROLE]) return { state: 'none' };
   const until = destination.config?.[PREVIOUS_UNTIL_KEY];
   if (typeof until !== 'string') return { state: 'ended' };
   const end = Date.parse(until);

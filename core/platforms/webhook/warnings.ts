@@ -7,10 +7,12 @@
  */
 import type { Settings } from '../../../schemas/settings.ts';
 import {
+  CURRENT_VERSION_KEY,
   DEFAULT_NEW_FORMAT,
   LEGACY_FORMAT,
   PREVIOUS_KEY_ROLE,
   PREVIOUS_UNTIL_KEY,
+  PREVIOUS_VERSION_KEY,
   rotationState,
 } from './formats.ts';
 
@@ -27,16 +29,28 @@ export function webhookFormatWarnings(settings: Readonly<Settings>, now: Date): 
           `(webhook-id, webhook-timestamp, webhook-signature; docs/delivery.md), or format: ${LEGACY_FORMAT} ` +
           `to keep it and silence this warning.`,
       );
+    // The previous release's rotation: a second secret. It keeps working; versions of one secret
+    // are the form to move to (docs/delivery.md, "Key rotation").
+    if (d.secrets?.[PREVIOUS_KEY_ROLE] !== undefined)
+      out.push(
+        d.config?.[PREVIOUS_VERSION_KEY] !== undefined
+          ? `${at}: both secrets.${PREVIOUS_KEY_ROLE} and config.${PREVIOUS_VERSION_KEY} name the previous key; ` +
+              `the version signs, remove secrets.${PREVIOUS_KEY_ROLE}.`
+          : `${at}: secrets.${PREVIOUS_KEY_ROLE} names a second secret for the previous key, the previous ` +
+              `release's form, which still signs; name versions of the signing key's one secret instead: ` +
+              `config.${CURRENT_VERSION_KEY} (the version that signs now) and config.${PREVIOUS_VERSION_KEY} ` +
+              `(the one before it), with config.${PREVIOUS_UNTIL_KEY}.`,
+      );
     const rotation = rotationState(d, now);
     if (rotation.state === 'ended' && rotation.until === undefined)
       out.push(
-        `${at}: secrets.${PREVIOUS_KEY_ROLE} is named without config.${PREVIOUS_UNTIL_KEY}, so the ` +
+        `${at}: a previous key is named without config.${PREVIOUS_UNTIL_KEY}, so the ` +
           `previous key never signs; set until when it should sign alongside the current one.`,
       );
     else if (rotation.state === 'ended')
       out.push(
-        `${at}: the key rotation ended at ${rotation.until}: only the current key signs; remove ` +
-          `secrets.${PREVIOUS_KEY_ROLE} and config.${PREVIOUS_UNTIL_KEY}.`,
+        `${at}: the key rotation ended at ${rotation.until}: only the current key signs; remove the ` +
+          `previous key (config.${PREVIOUS_VERSION_KEY} or secrets.${PREVIOUS_KEY_ROLE}) and config.${PREVIOUS_UNTIL_KEY}.`,
       );
   }
   return out;

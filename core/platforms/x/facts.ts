@@ -12,8 +12,14 @@ export const X_FACTS: PlatformFacts = {
   names: { short: 'X', heading: 'X Conversions API' },
   // Ads and the user data they carry need both purposes (as Meta).
   consent: ['ads', 'ad_user_data'],
+  // Its hashed e-mail, phone and names only where a signal grants `ad_user_data` (docs/delivery.md).
+  userData: 'granted',
   clickIds: [{ param: 'twclid', channel: 'social' }],
   step3: { kind: 'id', label: 'X event id', pattern: '(tw-[0-9a-z]+-)?[0-9a-z]+' },
   events: X_STANDARD_EVENTS,
   apiVersion: X_API,
+  counts: {
+    none: 'the platform reports no counts to this service: the Conversions API answers per request',
+    doc: 'https://docs.x.com/x-ads-api/measurement/web-conversions/conversion-api',
+  },
 };

@@ -6,6 +6,7 @@
  * whose mapping names none is skipped.
  */
 import { definePlatform, type Platform } from '../platform.ts';
+import { xConsentSignals } from './consent.ts';
 import { X_CONVERSION_ID_SOURCES, X_SECRETS, xConversion, xRequest } from './driver.ts';
 import { X_FACTS } from './facts.ts';
 import { X_MAPPING } from './mapping.ts';
@@ -42,8 +43,7 @@ export const X_PLATFORM: Platform = definePlatform({
       X_EVENT_ID.test(name)
         ? undefined
         : `"${name}" is not an X event id (X routes each conversion to an event created in its Events Manager: o87ne or tw-<pixel>-o87ne)`,
-    // X documents no consent or limited-data-use field: the decision layer's consent is the gate.
-    consentSignals: () => undefined,
+    consentSignals: xConsentSignals,
     shape: xConversion,
     check: (conversion) => checkXConversion(conversion),
     request: xRequest,

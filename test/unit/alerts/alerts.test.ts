@@ -28,6 +28,7 @@ const TABLES = {
   invalidEvents: '`p.events.invalid_events`',
   deliveries: '`p.events.deliveries`',
   erasures: '`p.eventbus_ops.erasures`',
+  reconciliation: '`p.events.reconciliation`',
 };
 const NOW = new Date('2026-11-23T12:00:00.000Z');
 

@@ -20,6 +20,9 @@ const WORDS: Readonly<Record<string, string>> = {
   volume_change: 'a volume change',
   invalid_share: 'invalid events',
   erasure_failures: 'a failed erasure',
+  counted_below: 'counted less than it accepted',
+  sent_below: 'sent short of those permitted',
+  went_quiet: 'a destination gone quiet',
 };
 
 describe('studio: the Alerts section names every kind of condition', () => {

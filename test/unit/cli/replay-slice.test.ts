@@ -61,6 +61,8 @@ async function replay(definition?: (stamp: string) => Promise<ReturnType<typeof 
     query: async () => [row, { ...row, event_id: 'q-2' }],
     publish: async (m) => published.push(...m),
     writeLedger: async (e) => ledger.push(...e),
+    // The day after the slice: within Meta's 7-day age limit whatever day the test runs.
+    now: () => new Date('2026-11-23T12:00:00Z'),
     ...(definition
       ? {
           definition: async (stamp: string) => {

@@ -8,8 +8,12 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import {
+  BUILT,
+  claimCost,
+  claimCounts,
   MONTH_SECONDS,
   monthlyBill,
+  pubsubBytesPerEvent,
   trafficShape,
   type Workload,
   workloadCost,
@@ -116,6 +120,29 @@ describe('the monthly bill (core/deploy/bill.ts) and npm run scale -- --env', ()
     assert.ok(shipped.total / (shipped.events / 1e6) > 2);
   });
 
+  it('counts Cloud Trace at the sample ratio and forward’s delivery metrics while its instances are up', () => {
+    const line = (s: Settings, name: string) =>
+      total(s, 'busy', { eventsPerSecond: 1000 }).items.find((i) => i.item === name)?.monthly ??
+      assert.fail(name);
+    // 2,592 million events × 0.01 (the default ratio) × 14 spans (4 gateway, 4 store, 3 per
+    // destination, 2 destinations) = 362.88 million spans at $0.20 a million = $72.58.
+    assert.equal(line(example(), 'Cloud Trace'), 72.58);
+    assert.equal(line({ ...example(), tracing: { sample_ratio: 0.1 } }, 'Cloud Trace'), 725.76);
+    assert.equal(line({ ...example(), tracing: { enabled: false } }, 'Cloud Trace'), 0);
+    // Metrics: 64 samples a destination per forward instance and export, whatever the traffic.
+    const metrics = line(example(), 'Cloud Monitoring (delivery metrics)');
+    assert.ok(metrics > 0);
+    assert.equal(
+      line({ ...example(), metrics: { enabled: false } }, 'Cloud Monitoring (delivery metrics)'),
+      0,
+    );
+    const twice = line(
+      { ...example(), metrics: { export_interval_seconds: 30 } },
+      'Cloud Monitoring (delivery metrics)',
+    );
+    assert.ok(Math.abs(twice - 2 * metrics) <= 0.011, `${twice} against ${metrics}`);
+  });
+
   it('bills every delivery message to every destination subscription, also those its filter drops', () => {
     const p = plan(example());
     const pubsub = (subscriptions: number) => {
@@ -130,14 +157,68 @@ describe('the monthly bill (core/deploy/bill.ts) and npm run scale -- --env', ()
     assert.ok(Math.abs(pubsub(4) - pubsub(1) - (expected(4) - expected(1))) < 0.05);
   });
 
+  it('prices each fan-out topology’s Pub/Sub bytes: filtered subscriptions bill a delivery once each, a topic per destination once', () => {
+    const kb = { eventBytes: 1000, eventsPerRequest: 1, destinationsPerEvent: 2 };
+    // Publish and store push (2), then per delivery: its publish, 4 subscriptions, 2 % pushed again.
+    assert.equal(Math.round(pubsubBytesPerEvent('filtered', kb, 4)), (2 + 2 * (1 + 4 + 0.02)) * 1000);
+    assert.equal(
+      Math.round(pubsubBytesPerEvent('topic-per-destination', kb, 4)),
+      (2 + 2 * (1 + 1 + 0.02)) * 1000,
+    );
+    // A topic per destination does not grow with the destinations; filtered subscriptions do.
+    assert.equal(
+      pubsubBytesPerEvent('topic-per-destination', kb, 50),
+      pubsubBytesPerEvent('topic-per-destination', kb, 4),
+    );
+    assert.ok(pubsubBytesPerEvent('filtered', kb, 50) > (8 * pubsubBytesPerEvent('filtered', kb, 4)) / 2);
+    // Batching pays only under the 1,000-byte minimum: 10 events of 300 bytes share a message.
+    const small = { eventBytes: 300, eventsPerRequest: 10, destinationsPerEvent: 2 };
+    assert.equal(Math.round(pubsubBytesPerEvent('batched', small, 4)), Math.round((2 + 2 * 2.02) * 300));
+    assert.equal(pubsubBytesPerEvent('batched', kb, 4), pubsubBytesPerEvent('topic-per-destination', kb, 4));
+    // The bill's Pub/Sub line is the shipped topology's.
+    const s = example();
+    const p = plan(s);
+    const shape = trafficShape(s, p.destinations.length, { eventsPerSecond: 1000 });
+    const noEvents = monthlyBill(p, 'idle', shape).items.find((i) => i.item === 'Pub/Sub')?.monthly ?? 0;
+    const busy = monthlyBill(p, 'busy', shape).items.find((i) => i.item === 'Pub/Sub')?.monthly ?? 0;
+    const events = 1000 * MONTH_SECONDS;
+    const expected = ((events * pubsubBytesPerEvent('filtered', shape, 4)) / 2 ** 40) * PRICES.pubsubPerTib;
+    assert.ok(Math.abs(busy - noEvents - expected) < 0.05, `${busy} - ${noEvents} against ${expected}`);
+  });
+
+  it('prices a design modelled, not built, through the same bill: its claims and its topology alone change', () => {
+    const s = example();
+    const p = plan(s);
+    const shape = trafficShape(s, p.destinations.length, { eventsPerSecond: 1000 });
+    const line = (b: ReturnType<typeof monthlyBill>, name: string) =>
+      b.items.find((i) => i.item === name)?.monthly ?? assert.fail(name);
+    const built = monthlyBill(p, 'busy', shape);
+    assert.deepEqual(monthlyBill(p, 'busy', shape, BUILT), built);
+    const both = monthlyBill(p, 'busy', shape, { topology: 'topic-per-destination', claims: 'per-batch' });
+    const events = 1000 * MONTH_SECONDS;
+    assert.ok(
+      Math.abs(line(both, 'Send-once claims (Firestore)') - claimCost(claimCounts(events, 2, 'per-batch'))) <
+        0.01,
+    );
+    const pubsubSaved = line(built, 'Pub/Sub') - line(both, 'Pub/Sub');
+    // Each delivery message billed by 1 subscription instead of 4: 2 × 3 × 1000 bytes an event less.
+    assert.ok(
+      Math.abs(pubsubSaved - ((events * 6000) / 2 ** 40) * PRICES.pubsubPerTib) < 0.05,
+      String(pubsubSaved),
+    );
+    for (const i of built.items)
+      if (!/^(Send-once claims|Firestore storage|Pub\/Sub|Free tiers)/.test(i.item))
+        assert.equal(both.items.find((x) => x.item === i.item)?.monthly, i.monthly, i.item);
+  });
+
   it('bills the Storage Write API on the rows’ own bytes, and takes its free 2 TiB a month off', () => {
     const item = (b: { items: readonly { item: string; monthly: number }[] }, name: string) =>
       b.items.find((i) => i.item === name)?.monthly ?? assert.fail(name);
-    // Busy at 1,000 events/s, 2 deliveries an event: 2,592 million × (1000 + 2 × 300) bytes =
-    // 4.1472e12 bytes = 3,862.35 GiB at $0.025 = $96.56 (a 1 KB minimum a row would be 3 × 1024
-    // bytes an event: $185.39).
+    // Busy at 1,000 events/s, 2 deliveries an event, 2 % of them pushed again with a row each:
+    // 2,592 million × (1000 + 2 × 1.02 × 300) bytes = 4.178304e12 bytes = 3,891.32 GiB at
+    // $0.025 = $97.28 (a 1 KB minimum a row would be 3 × 1024 bytes an event: $185.39).
     const busy = total(example(), 'busy', { eventsPerSecond: 1000 });
-    assert.equal(item(busy, 'BigQuery Storage Write API'), 96.56);
+    assert.equal(item(busy, 'BigQuery Storage Write API'), 97.28);
     // Two busy months that differ only in the event's bytes (no deliveries, no models, so no query
     // reaches its free TiB; every other free tier is used up by both): their free tiers differ by
     // the Write API's free bytes each used. 100 and 300 bytes an event are 241.4 and 724.2 GiB,
@@ -228,28 +309,35 @@ describe('the monthly bill (core/deploy/bill.ts) and npm run scale -- --env', ()
     assert.ok(Math.abs(at.cost - (1000 * (r.vcpuSecond + 0.5 * r.gibSecond) + 1e5 * 0.4e-6)) < 1e-9);
   });
 
-  it('prices gateway.origin_path’s load balancer and Cloud CDN: forwarding rule, data processed, cache egress, lookups', () => {
+  it('prices gateway.origin_path’s load balancer and Cloud CDN: data processed, cache egress, lookups, no rule it never creates', () => {
     const withPath: Settings = { ...example(), gateway: { origin_path: '/_eb', site_backend: 'shop-web' } };
     const line = (s: Settings, scenario: 'idle' | 'workday') =>
       total(s, scenario).items.find((i) => i.item.startsWith('Load balancer + Cloud CDN'));
     // Worked by hand, workday at 1,000 events/s of 1,000 bytes, one event a request:
     //   events      1,000 × 3,600 × 8 × 22          = 633,600,000
-    //   forwarding  720 h × $0.025                  = $18.00
+    //   forwarding  none: the program creates no forwarding rule (the site's own rule carries it)
     //   processed   633.6e6 × (1,000 + 1,000) bytes = 1.2672e12 B = 1,180.20 GiB × $0.008 = $9.4416
     //   tag loads   633.6e6 / 5 = 126.72e6 × 8,192 B = 1.03809e12 B = 966.80 GiB × $0.08  = $77.3438
     //   lookups     126.72e6 + 633.6e6 = 760.32e6 / 10,000 × $0.0075                    = $570.24
-    //   total       18 + 9.4416 + 77.3438 + 570.24                                       = $675.03
+    //   total       9.4416 + 77.3438 + 570.24                                            = $657.03
     const workday = line(withPath, 'workday') ?? assert.fail('no origin_path line');
     assert.equal(workday.item, 'Load balancer + Cloud CDN (gateway.origin_path /_eb)');
-    assert.equal(workday.monthly, 675.03);
+    assert.equal(workday.monthly, 657.03);
     assert.match(workday.detail, /760,320,000 cache lookups/);
-    // Idle: the forwarding rule alone, 720 h × $0.025.
-    assert.equal(line(withPath, 'idle')?.monthly, 18);
+    assert.doesNotMatch(workday.detail, /forwarding rule/);
+    // Idle: nothing processed, no rule of ours.
+    assert.equal(line(withPath, 'idle')?.monthly, 0);
     // It is in the total, and absent without the setting.
-    assert.equal(
-      Math.round((total(withPath, 'workday').total - total(example(), 'workday').total) * 100) / 100,
-      675.03,
+    // (each total is rounded to the cent on its own: within a cent of the line)
+    const added = total(withPath, 'workday').total - total(example(), 'workday').total;
+    assert.ok(Math.abs(added - 657.03) <= 0.0100001, String(added));
+    // gateway.domain's load balancer is the program's own (infra/gateway-domain.ts): its rule is billed.
+    const withDomain: Settings = { ...example(), gateway: { domain: 'collect.example.com' } };
+    const domainLine = total(withDomain, 'idle').items.find(
+      (i) => i.item === 'Load balancer (gateway.domain)',
     );
+    assert.equal(plan(withDomain).gateway.domain?.via, 'load_balancer');
+    assert.equal(domainLine?.monthly, 18);
     assert.equal(line(example(), 'workday'), undefined);
     // A Worker or an Akamai rule routes the path: the vendor bills it, no line here.
     for (const origin_via of ['cloudflare', 'akamai'] as const)

@@ -3,9 +3,13 @@
  * `cost.sustained_events_per_second`, with the monthly figures both ways; never a switch.
  */
 import assert from 'node:assert/strict';
-import { billingAdvice } from '../../../core/deploy/billing-advice.ts';
+import { join } from 'node:path';
+import { billingAdvice, billingRecommendation } from '../../../core/deploy/billing-advice.ts';
 import { plan } from '../../../core/plan.ts';
+import { parseSettings } from '../../../core/settings.ts';
 import type { Settings } from '../../../schemas/settings.ts';
+import { billsOf } from '../../../scripts/scale-bill.ts';
+import { settingsFile } from '../../../scripts/scale-table.ts';
 
 const base: Settings = {
   name: 'shop',
@@ -63,5 +67,45 @@ describe('billing advice (core/deploy/billing-advice.ts)', () => {
       [['store', 'request']],
     );
     assert.equal(at({ sustained_events_per_second: 100, billing: { store: 'instance' } }).length, 2);
+  });
+
+  it('says once, for the whole environment, what to switch, the month both ways and the one line', () => {
+    const example = settingsFile(join(import.meta.dirname, '../../../environments/example.yaml'));
+    const r =
+      billingRecommendation(example, plan(example)) ?? assert.fail('no recommendation at 1,000 events/s');
+    assert.deepEqual(r.switched, ['gateway', 'store', 'forward']);
+    assert.equal(r.settingsLine, 'billing: { gateway: instance, store: instance, forward: instance }');
+    // The line, put under cost: in the settings, is what switches: plan() then deploys it, and
+    // the month it costs is the recommendation's, to the cent (the busy month `npm run scale` prints).
+    const yaml = `name: x\nproject: acme-x-project\nregion: europe-west1\ncost:\n  sustained_events_per_second: 1000\n  ${r.settingsLine}\n`;
+    const parsed = parseSettings(yaml);
+    assert.ok(parsed.ok, JSON.stringify(parsed));
+    const switched: Settings = {
+      ...example,
+      cost: { ...example.cost, billing: parsed.settings.cost?.billing ?? assert.fail('no billing read') },
+    };
+    const busy = (s: Settings) => billsOf(s).bills.find((b) => b.scenario === 'busy')?.total;
+    assert.equal(r.monthly.current, busy(example));
+    assert.equal(r.monthly.recommended, busy(switched));
+    assert.ok(r.monthly.recommended < r.monthly.current);
+    const saved = Math.round(r.monthly.current - r.monthly.recommended).toLocaleString('en-US');
+    assert.ok(r.message.includes(`$${saved} a month less`), r.message);
+    assert.ok(r.message.includes(r.settingsLine));
+    // Switched, nothing more to say; without a stated rate, nothing at all.
+    assert.equal(billingRecommendation(switched, plan(switched)), undefined);
+    const { sustained_events_per_second: _, ...unstated } = example.cost ?? {};
+    const quiet: Settings = { ...example, cost: unstated };
+    assert.equal(billingRecommendation(quiet, plan(quiet)), undefined);
+  });
+
+  it('recommends request-based billing back below the break-even, in the same one line', () => {
+    const s: Settings = {
+      ...base,
+      cost: { sustained_events_per_second: 0.1, billing: { store: 'instance' } },
+    };
+    const r = billingRecommendation(s, plan(s)) ?? assert.fail('no recommendation');
+    assert.deepEqual(r.switched, ['store']);
+    assert.equal(r.settingsLine, 'billing: { gateway: request, store: request, forward: request }');
+    assert.ok(r.monthly.recommended < r.monthly.current);
   });
 });

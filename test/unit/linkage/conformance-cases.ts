@@ -615,7 +615,7 @@ export const CASES: readonly ConformanceCase[] = [
         'consent.adUserData': 'CONSENT_DENIED',
         'consent.adPersonalization': 'CONSENT_DENIED',
       },
-      dropped: 'ad_user_data',
+      dropped: 'US Privacy opt-out',
     },
   },
   {

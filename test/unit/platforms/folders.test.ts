@@ -161,7 +161,7 @@ describe('architecture: one folder is the whole platform', () => {
       queue.push(...runtimeImports(file));
     }
     const allowed = (f: string) =>
-      /^core\/platforms\/[^/]+\/(facts|standard-events|api-version)\.ts$/.test(f) ||
+      /^core\/platforms\/[^/]+\/(facts|standard-events|api-version|age-limit)\.ts$/.test(f) ||
       ['core/platforms/facts.ts', 'core/platforms/standard-events.ts', 'core/enrich/click-ids.ts'].includes(
         f,
       );
@@ -296,6 +296,7 @@ export const FAKE_FACTS = {
   step3: { kind: 'id', label: 'Fake conversion id', pattern: '[0-9]+', numeric: true },
   events: FAKE_STANDARD_EVENTS,
   apiVersion: { version: 'v1', carrier: 'path', sunset: null, source: 'https://fake.example/versions' },
+  counts: { none: 'fake counts nothing', doc: 'https://fake.example/counts' },
 };
 `,
       'core/platforms/fake/index.ts': `
@@ -389,7 +390,7 @@ import { attribution } from './core/enrich/attribution.ts';
 import { CLICK_IDS, PAGE_COOKIES } from './core/platforms/facts.ts';
 import { TCF_VENDORS } from './core/platforms/requirements.ts';
 import { idCookies } from './gateway/id-cookies.ts';
-import { apiVersionTable, factsTable, platformTable } from './scripts/docs-platforms.ts';
+import { apiVersionTable, countsTable, factsTable, platformTable } from './scripts/docs-platforms.ts';
 import { consentWarning } from './studio/web/creator-consent.ts';
 import { readFileSync } from 'node:fs';
 
@@ -451,7 +452,7 @@ console.log(JSON.stringify({
   pageCookie: PAGE_COOKIES.some((c) => c.cookie === '_fkp' && c.field === 'fkp'),
   tcfVendor: TCF_VENDORS.fake_ads,
   accessCalls: good.ok ? apiCalls(plan(good.settings), good.settings).filter((c) => c.host.startsWith('fakeads')) : good.errors,
-  docs: [...rowOf(platformTable(docs)), ...rowOf(apiVersionTable(true)), ...rowOf(factsTable())],
+  docs: [...rowOf(platformTable(docs)), ...rowOf(apiVersionTable(true)), ...rowOf(factsTable()), ...rowOf(countsTable())],
   answer: driver.interpret({ kind: 'response', status: 503, headers: {}, body: 'busy' }, { destination, secrets: {}, now: new Date() }),
 }));
 `;
@@ -571,6 +572,7 @@ console.log(JSON.stringify({
         '| `fake_ads` | [Fake Ads API](#14-fake-ads-api) | mapped, 10 per request | `account_id` | — | `api_key` | `ads` | no | no |',
         '| `fake_ads` | `v1` | none published | path | — | [fake.example](https://fake.example/versions) |',
         '| `fake_ads` | 4242 | `fakeclid` (social) | `_fake` (ads), with a destination | `_fkp` | id: Fake conversion id | by user_id |',
+        '| `fake_ads` | — fake counts nothing | [fake.example](https://fake.example/counts) |',
       ]);
     });
   });

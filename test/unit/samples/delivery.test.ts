@@ -116,7 +116,12 @@ describe('the creator: a vendor’s delivery is not the event', () => {
     assert.equal(kinds['delivery.attempt'], 'attempt');
     assert.equal(kinds['signature.signature'], 'signature');
     assert.equal(kinds['signature.token'], 'signature');
-    assert.deepEqual(draft.translator.spec.key, ['id']);
+    // The envelope's own `id` is the event's id: guessed as its event_id (a key once a payload
+    // time is the event time; else the event_id field), never the delivery's id.
+    const spec = draft.translator.spec;
+    const idFrom =
+      spec.key ?? spec.fields.flatMap((f) => (f.target === 'event_id' && 'source' in f ? [f.source] : []));
+    assert.deepEqual(idFrom, ['id']);
     const retry = {
       ...first,
       delivery: { id: 'dlv_b2', attempt: 2 },

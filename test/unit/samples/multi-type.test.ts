@@ -87,7 +87,11 @@ describe('the creator: one endpoint, several event types', () => {
     const sample = parseSample(JSON.stringify(ROWS));
     const discriminator = discriminatorOf(sample);
     assert.equal(discriminator, 'type');
-    const made = endpoint(sample, 'type', rowsByType(sample, 'type'));
+    const groups = rowsByType(sample, 'type');
+    // Each type with its own columns: a renewal's plan is no column of a payment's.
+    assert.ok(groups.get('payment.succeeded')?.columns.includes('data.amount'));
+    assert.ok(!groups.get('payment.succeeded')?.columns.includes('data.plan'));
+    const made = endpoint(sample, 'type', groups);
     const spec = made.translator.spec;
     assert.deepEqual(spec.events, ['payment_succeeded', 'subscription_renewed', 'payment_refunded']);
     assert.equal(spec.cases?.length, 3);

@@ -102,4 +102,19 @@ describe('the creator: a definition that accepts the next real batch', () => {
     assert.deepEqual(spec.find((f) => f.name === 'plan')?.enum, ['gold', 'silver']);
     assert.deepEqual(Object.keys(refused(d, NEXT)), ['third']);
   });
+
+  it('a length the person chose is written and holds; none is drafted on its own', () => {
+    const open = draft().d.definition.spec['fields'] as Record<string, unknown>[];
+    for (const f of open)
+      for (const k of ['minimum', 'maximum', 'minLength', 'maxLength'])
+        assert.equal(f[k], undefined, `${String(f['name'])}.${k}: a sample proves no bound`);
+    // A length for text; a number's bounds are no text field's.
+    const note = draft((c) => (c.column === 'note' ? { ...c, maxLength: 5, minimum: 1 } : c)).d;
+    const noteSpec = (note.definition.spec['fields'] as Record<string, unknown>[]).find(
+      (f) => f['name'] === 'note',
+    );
+    assert.deepEqual(noteSpec, { name: 'note', type: 'string', maxLength: 5 });
+    assert.deepEqual(Object.keys(refused(note, SAMPLE)), ['second']);
+    assert.deepEqual(Object.keys(refused(note, NEXT)), ['fourth']);
+  });
 });

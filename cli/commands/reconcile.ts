@@ -1,0 +1,149 @@
+/**
+ * `eventbus reconcile [--day D] [--destination NAME]` (docs/delivery.md, "Sent, accepted,
+ * counted"): runs the platforms' counting reads now, as the scheduler's daily PlatformCounts job
+ * does (a manual run per destination with `config.counts: true`, on the schedule function, with
+ * the destination's own credentials and behind the egress gate), waits for them, then prints the
+ * day's `reconciliation` rows and the top reasons behind each gap (`reconciliation_gaps`).
+ */
+import type { Command } from 'commander';
+import { LockStore } from '../../adapters/locks.ts';
+import { plainValue } from '../../adapters/user-sql.ts';
+import { RUNS_TOPIC, registryBucketName } from '../../core/plan.ts';
+import { countedDestinations, countsRunName, PLATFORM_COUNTS_KIND } from '../../core/platforms/counted.ts';
+import { type RunMessage, runKey } from '../../core/scheduler/dispatch.ts';
+import { RECONCILIATION_GAPS_VIEW, RECONCILIATION_VIEW } from '../../core/warehouse/reconciliation.ts';
+import {
+  DATA_DIR_OPTION,
+  loadEnvironment,
+  pubsubClient,
+  storageClient,
+  warehouseClient,
+} from '../environment.ts';
+import { CliError, formatOption, type OutputFormat, renderRows, section, writerOf } from '../output.ts';
+
+interface ReconcileOptions {
+  readonly env: string;
+  readonly dataDir?: string;
+  readonly day?: string;
+  readonly destination?: string;
+  readonly format: OutputFormat;
+  readonly wait: string;
+}
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/** The columns printed, in order. */
+const COLUMNS = [
+  'destination',
+  'platform',
+  'permitted',
+  'sent',
+  'accepted',
+  'counted',
+  'counted_source',
+  'skipped',
+  'refused',
+  'refused_later',
+  'unsent',
+  'sent_ratio',
+  'counted_ratio',
+] as const;
+
+/** The day a command names, checked; today (UTC) when none. */
+export function reconcileDay(day: string | undefined, now: Date): string {
+  if (day === undefined) return now.toISOString().slice(0, 10);
+  if (!DAY.test(day) || Number.isNaN(Date.parse(`${day}T00:00:00Z`)))
+    throw new CliError(`--day must be a date YYYY-MM-DD, got "${day}"`);
+  return day;
+}
+
+async function reconcile(o: ReconcileOptions, write: (text: string) => void): Promise<void> {
+  const day = reconcileDay(o.day, new Date());
+  const { plan, settings } = await loadEnvironment(o.env);
+  const ids = (settings.destinations ?? []).map((d) => d.id);
+  if (o.destination !== undefined && !ids.includes(o.destination))
+    throw new CliError(`unknown destination "${o.destination}" (settings: ${ids.join(', ') || 'none'})`);
+  const targets = countedDestinations(settings).filter(
+    (t) => o.destination === undefined || t.destination.id === o.destination,
+  );
+  const messages: RunMessage[] = targets.map((t) => ({
+    kind: PLATFORM_COUNTS_KIND,
+    name: countsRunName(t.destination.id, day),
+    slot: new Date().toISOString(),
+    trigger: 'manual',
+  }));
+  if (messages.length > 0) {
+    const pubsub = await pubsubClient(plan, process.env, o.dataDir);
+    try {
+      for (const m of messages)
+        await pubsub.topic(RUNS_TOPIC).publishMessage({
+          data: Buffer.from(JSON.stringify(m)),
+          attributes: { type: 'run', kind: m.kind, name: m.name, run: runKey(m) },
+        });
+    } finally {
+      await pubsub.close();
+    }
+    // Each run's lock names it as its last run once it is done (or given up).
+    const storage = await storageClient(plan, process.env, o.dataDir);
+    const locks = new LockStore(storage.bucket(registryBucketName(plan.project, plan.environment)));
+    const deadline = Date.now() + Number(o.wait) * 1000;
+    const notes: string[] = [];
+    for (const m of messages) {
+      for (;;) {
+        const { state } = await locks.read(m.kind, m.name);
+        if (state.last_run === runKey(m)) {
+          if (state.last_error) notes.push(`${m.name}: given up: ${state.last_error}`);
+          break;
+        }
+        if (Date.now() > deadline) {
+          notes.push(`${m.name}: still running after ${o.wait}s; its counts come later`);
+          break;
+        }
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+    write(`read the counts of ${day}: ${messages.map((m) => m.name.split('@')[0]).join(', ')}\n`);
+    for (const n of notes) write(`${n}\n`);
+  } else
+    write(
+      `no destination has config.counts: true${o.destination ? ` (${o.destination})` : ''}: nothing read\n`,
+    );
+
+  const bigquery = await warehouseClient(plan, process.env, o.dataDir);
+  const where = o.destination === undefined ? '' : ' AND destination = @destination';
+  const params = { day, ...(o.destination === undefined ? {} : { destination: o.destination }) };
+  const query = async (sql: string) =>
+    ((await bigquery.query({ query: sql, params }))[0] as unknown[]).map(
+      (r) => plainValue(r) as Record<string, unknown>,
+    );
+  const ratio = (v: unknown) => (v === null || v === undefined ? null : Math.round(Number(v) * 1000) / 10);
+  const rows = (
+    await query(
+      `SELECT ${COLUMNS.join(', ')} FROM ${plan.dataset}.${RECONCILIATION_VIEW} WHERE day = DATE(@day)${where} ORDER BY destination`,
+    )
+  ).map((r) => ({ ...r, sent_ratio: ratio(r['sent_ratio']), counted_ratio: ratio(r['counted_ratio']) }));
+  const gaps = await query(
+    `SELECT destination, stage, reason, events, sample_event_id FROM ${plan.dataset}.${RECONCILIATION_GAPS_VIEW} WHERE day = DATE(@day)${where} ORDER BY destination, events DESC, stage, reason LIMIT 20`,
+  );
+  if (o.format === 'json') {
+    write(`${JSON.stringify({ day, reconciliation: rows, gaps }, null, 2)}\n`);
+    return;
+  }
+  write(section(`reconciliation ${day} (ratios in %)`, renderRows(rows, o.format)));
+  if (gaps.length > 0) write(section('top gaps', renderRows(gaps, o.format)));
+}
+
+export function register(program: Command): void {
+  program
+    .command('reconcile')
+    .description(
+      "Read the platforms' own counts now and print a day's reconciliation: permitted, sent, accepted, counted",
+    )
+    .option('--day <YYYY-MM-DD>', 'the day (UTC) to read and print (default: today)')
+    .option('--destination <name>', 'only this destination')
+    .option('--wait <seconds>', 'how long to wait for the reads', '120')
+    .option('--env <name>', 'settings (environments/<name>.yaml or a path)', 'local')
+    .addOption(formatOption())
+    .option(...DATA_DIR_OPTION)
+    .action(async (o: ReconcileOptions, cmd: Command) => reconcile(o, writerOf(cmd)));
+}

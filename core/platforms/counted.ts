@@ -1,0 +1,38 @@
+/**
+ * Which destinations have their platform's count read (docs/delivery.md, "Counted by the
+ * platform"), and what a PlatformCounts run reads: the schedule function's job and `eventbus
+ * reconcile` share these. Pure.
+ */
+import type { Destination, Settings } from '../../schemas/settings.ts';
+import { type CountReads, countsEnabled } from './counts.ts';
+import { PLATFORMS } from './platforms.ts';
+
+/** The scheduler job's kind. */
+export const PLATFORM_COUNTS_KIND = 'PlatformCounts';
+
+/** The destinations whose counts are read, each with its platform's reads. */
+export function countedDestinations(
+  s: Readonly<Settings>,
+): { readonly destination: Readonly<Destination>; readonly reads: CountReads }[] {
+  return (s.destinations ?? []).flatMap((d) => {
+    const reads = PLATFORMS[d.type].countReads;
+    return reads && countsEnabled(d) ? [{ destination: d, reads }] : [];
+  });
+}
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+const DAY_MS = 86_400_000;
+
+/** A manual run's name: the destination and the day it reads. */
+export function countsRunName(destination: string, day: string): string {
+  return `${destination}@${day}`;
+}
+
+/** The destination and days a run reads: a named day, else yesterday and today (UTC). */
+export function runDays(name: string, now: Date): { readonly destination: string; readonly days: string[] } {
+  const at = name.lastIndexOf('@');
+  const day = at > 0 ? name.slice(at + 1) : '';
+  if (at > 0 && DAY.test(day)) return { destination: name.slice(0, at), days: [day] };
+  const today = now.toISOString().slice(0, 10);
+  return { destination: name, days: [new Date(now.getTime() - DAY_MS).toISOString().slice(0, 10), today] };
+}

@@ -1,0 +1,157 @@
+/**
+ * The bill cannot drift from the code (#97): after events run through the local environment
+ * (`eventbus start`), the twins' own records of what happened are set against the operations per
+ * event the bill prices (core/deploy/bill.ts):
+ *
+ * - Firestore documents written, from the Firestore emulator's write log (each committed write is
+ *   one record there, as each is one billed write on Firestore): `identities` and `sends` against
+ *   `claimCounts` with no retry share (the run has no retry, copy or replay);
+ * - Pub/Sub messages published on `deliveries`, counted on a subscription of our own made before
+ *   the events, and the subscriptions that bill each of them, against the delivered rows and
+ *   `pubsubBytesPerEvent`'s `filtered` topology;
+ * - BigQuery queries run by `store` and `forward`: none, as the bill has none on the event path.
+ */
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import type { BigQuery } from '@google-cloud/bigquery';
+import { CLAIM_RETRY_SHARE, claimCounts, pubsubBytesPerEvent } from '../../core/deploy/bill.ts';
+import { PRICES } from '../../core/deploy/cost.ts';
+import { readLog } from '../../emulators/common/append-log.ts';
+import type { StartedLocal } from '../support/local-start.ts';
+import { localBigQuery, postViewContent, startLocalCli, stopLocal } from '../support/local-start.ts';
+import { until } from '../support/until.ts';
+
+const EVENTS = 5;
+
+describe('end to end: the operations the bill prices are the ones the twins saw', function () {
+  this.timeout(300_000);
+  let local: StartedLocal | undefined;
+  let bigquery: BigQuery;
+  const url = (service: string) => `http://127.0.0.1:${local?.ports[service]}`;
+  const pubsub = () => `${url('pubsub')}/v1/projects/local-project`;
+  const run = Date.now().toString(36);
+
+  before(async () => {
+    local = await startLocalCli({ prefix: 'eventbus-bill-counters-' });
+    bigquery = await localBigQuery(local.ports);
+  });
+  after(() => stopLocal(local?.child, local?.dataDir ?? ''));
+
+  const rows = async (ids: readonly string[]) =>
+    (
+      await bigquery.query({
+        query: 'SELECT event_id, destination, status FROM events.deliveries WHERE event_id IN UNNEST(@ids)',
+        params: { ids: [...ids] },
+      })
+    )[0] as { event_id: string; destination: string; status: string }[];
+
+  /** Writes the Firestore emulator committed, by collection group, from its log. */
+  const firestoreWrites = () => {
+    const counts = new Map<string, number>();
+    for (const record of readLog(join(local?.dataDir ?? '', 'firestore', 'firestore.log')).records) {
+      const r = JSON.parse(record.toString('utf8')) as { t: string; writes?: { name: string }[] };
+      if (r.t !== 'w') continue;
+      for (const w of r.writes ?? []) {
+        const segs = w.name.split('/');
+        const group = segs[segs.length - 2] as string;
+        counts.set(group, (counts.get(group) ?? 0) + 1);
+      }
+    }
+    return counts;
+  };
+
+  it('writes the claim documents and publishes the delivery messages the bill counts, and runs no query', async () => {
+    // A subscription of our own on `deliveries`, made before any event: it sees every message.
+    const counter = `bill-counter-${run}`;
+    const made = await fetch(`${pubsub()}/subscriptions/${counter}`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ topic: 'projects/local-project/topics/deliveries', ackDeadlineSeconds: 60 }),
+    });
+    assert.equal(made.status, 200, await made.clone().text());
+    const before = firestoreWrites();
+
+    const ids = Array.from({ length: EVENTS }, (_, i) => `bill-${run}-${i}`);
+    for (const id of ids) {
+      const res = await postViewContent(url('gateway'), local?.dataDir ?? '', id);
+      assert.equal(res.status, 200, await res.clone().text());
+    }
+    // Every event's deliveries settled, and the count steady across two looks a few seconds apart.
+    let last = -1;
+    const settled = await until(
+      'every event delivered and nothing more moving',
+      async () => {
+        const r = await rows(ids);
+        const delivered = r.filter((x) => x.status === 'delivered');
+        const steady = delivered.length === last;
+        last = delivered.length;
+        return steady && ids.every((id) => delivered.some((x) => x.event_id === id)) ? r : undefined;
+      },
+      240_000,
+      3000,
+    );
+    assert.deepEqual(
+      settled.filter((r) => r.status !== 'delivered' && r.status !== 'skipped'),
+      [],
+      'no retry, copy or replay in this run: the counts below assume none',
+    );
+    const deliveries = settled.filter((r) => r.status === 'delivered').length;
+    const perEvent = deliveries / EVENTS;
+    assert.ok(perEvent >= 1, `${deliveries} deliveries`);
+
+    // Firestore: an identity claim an event, a settled record a delivery, one write each.
+    const after = firestoreWrites();
+    const written = (group: string) => (after.get(group) ?? 0) - (before.get(group) ?? 0);
+    const model = claimCounts(EVENTS, perEvent, 'per-delivery', 0);
+    assert.equal(written('identities') + written('sends'), model.writes, JSON.stringify([...after]));
+    assert.equal(written('identities'), EVENTS);
+    assert.equal(written('sends'), deliveries);
+
+    // Pub/Sub: one `deliveries` message a delivery, billed by every destination's subscription.
+    let published = 0;
+    for (;;) {
+      const pulled = await fetch(`${pubsub()}/subscriptions/${counter}:pull`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ maxMessages: 1000, returnImmediately: true }),
+      });
+      assert.equal(pulled.status, 200, await pulled.clone().text());
+      const got =
+        ((await pulled.json()) as { receivedMessages?: { ackId: string }[] }).receivedMessages ?? [];
+      if (got.length === 0) break;
+      published += got.length;
+      await fetch(`${pubsub()}/subscriptions/${counter}:acknowledge`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ ackIds: got.map((m) => m.ackId) }),
+      });
+    }
+    assert.equal(published, deliveries, 'one deliveries message per delivery');
+    const listed = await fetch(`${pubsub()}/topics/deliveries/subscriptions`);
+    const names = ((await listed.json()) as { subscriptions?: string[] }).subscriptions ?? [];
+    const billing = names.filter((n) => !n.endsWith(`/${counter}`)).length;
+    // The bill's Pub/Sub bytes an event, at these counts and no retry share, are what the twin saw:
+    // the event published and pushed, each delivery published and delivered to every subscription.
+    const shape = {
+      eventBytes: PRICES.pubsubMinimumBytes,
+      eventsPerRequest: 1,
+      destinationsPerEvent: perEvent,
+    };
+    const seen = (2 + perEvent * (1 + billing)) * PRICES.pubsubMinimumBytes;
+    const retried = perEvent * CLAIM_RETRY_SHARE * PRICES.pubsubMinimumBytes;
+    assert.ok(
+      Math.abs(pubsubBytesPerEvent('filtered', shape, billing) - retried - seen) < 1e-6,
+      `${billing} subscriptions on deliveries`,
+    );
+
+    // BigQuery: no job run by store or forward (the bill prices no query on the event path).
+    const res = await fetch(
+      `${url('bigquery')}/bigquery/v2/projects/local-project/jobs?allUsers=true&maxResults=100000`,
+    );
+    const jobs = ((await res.json()) as { jobs?: { user_email?: string }[] }).jobs ?? [];
+    const onPath = jobs.filter((j) =>
+      /^eventbus-(store|forward|forward-catalog)@/.test(String(j.user_email)),
+    );
+    assert.deepEqual(onPath, [], 'queries on the event path');
+  });
+});
