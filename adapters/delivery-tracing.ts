@@ -2,11 +2,13 @@
  * The delivery functions' spans around their adapters (docs/observability.md): `forward.claim`
  * around each send-once claim call, `forward.call` around the platform call (its status and the
  * platform's request id). A webhook destination's call carries the span as a `traceparent`
- * header, so its receiver can continue the trace; other platforms are sent none.
+ * header, so its receiver can continue the trace, and records the headers it sent, credentials
+ * redacted (`eventbus.sent_headers`); other platforms are sent none.
  */
 import { context, createContextKey, type Span, SpanKind } from '@opentelemetry/api';
 import type { ClaimStore } from '../core/claims/claim-store.ts';
 import type { InboundResponse, OutboundRequest } from '../core/platforms/driver.ts';
+import { SENT_HEADERS_ATTRIBUTE, sentHeaders } from '../core/tracing/sent-headers.ts';
 import { childSpan, endSpan, traceparentOf } from './tracing.ts';
 
 /** Set on the context of a push to a destination that is sent the trace context (the webhook). */
@@ -30,6 +32,8 @@ export function tracedSend(send: Send): Send {
     });
     const parent = context.active().getValue(SEND_TRACEPARENT) === true ? traceparentOf(span) : undefined;
     const sent = parent ? { ...request, headers: { ...request.headers, traceparent: parent } } : request;
+    // A webhook's headers as sent, credentials redacted: the debugger shows them (core/tracing/sent-headers.ts).
+    if (parent) span.setAttribute(SENT_HEADERS_ATTRIBUTE, sentHeaders(sent.headers));
     return send(sent, timeoutMs).then(
       (answer) => {
         answered(span, answer);

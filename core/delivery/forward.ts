@@ -37,6 +37,7 @@ import type { AnswerColumns } from '../platforms/platform-answer.ts';
 import { secretRefs } from '../platforms/webhook/formats.ts';
 import { type Suppression, stripIdentifiers, suppressionVerdict } from '../suppression/erased.ts';
 import { type Breaker, FAILURES_TO_OPEN, retryAfterTime, retryInfoTime } from './breaker.ts';
+import { type Handshakes, handshakeRefusal } from './handshake.ts';
 import { requestIdentifiers } from './identifiers.ts';
 import { attemptEntry, type LedgerEntry, type LedgerStatus } from './ledger.ts';
 import type { ConcurrencyLimiter } from './limiter.ts';
@@ -97,6 +98,8 @@ export interface ForwardDeps {
    * identifiers, or not at all (docs/privacy.md). Absent: no list.
    */
   readonly suppression?: () => Suppression | undefined;
+  /** CloudEvents webhooks' handshake answers in this process (webhook/handshake.ts); absent: none asked. */
+  readonly handshakes?: Handshakes;
 }
 
 export interface ForwardResult {
@@ -310,7 +313,7 @@ function requestToken(d: Delivery, fresh: boolean): Promise<ForwardResult> {
   );
 }
 
-/** Step 5: the driver builds the request. A driver error on one event is recorded, not thrown. */
+/** Step 5: the driver builds the request (a driver error on one event is recorded, not thrown); then handshake.ts. */
 function prepare(d: Delivery): MaybePromise<ForwardResult> {
   const secrets = d.accessToken === undefined ? d.secrets : { ...d.secrets, access_token: d.accessToken };
   const ctx: DriverContext = {
@@ -331,7 +334,9 @@ function prepare(d: Delivery): MaybePromise<ForwardResult> {
   }
   if (!prepared.ok) return done(d, true, 'rejected', prepared.reason);
   d.carried = requestIdentifiers(prepared.request.body);
-  return passBreaker({ delivery: d, ctx, request: prepared.request, dropped: prepared.dropped });
+  const call: Call = { delivery: d, ctx, request: prepared.request, dropped: prepared.dropped };
+  const refusal = handshakeRefusal(d.destination, d.deps, d.destination.timeout_ms ?? DEFAULT_TIMEOUT_MS);
+  return andThen(refusal, (no) => (no === undefined ? passBreaker(call) : retry(d, no)));
 }
 
 /**

@@ -13,9 +13,10 @@ import type { AnswerColumns } from './platform-answer.ts';
 export interface OutboundRequest {
   /**
    * Drivers POST everywhere but Meta's custom audiences, which remove users with DELETE; GET and
-   * PATCH are for the adapters' own Google REST calls through the same sender (Firestore claims).
+   * PATCH are for the adapters' own Google REST calls through the same sender (Firestore claims);
+   * OPTIONS is a CloudEvents webhook's handshake (webhook/handshake.ts).
    */
-  readonly method: 'POST' | 'DELETE' | 'GET' | 'PATCH';
+  readonly method: 'POST' | 'DELETE' | 'GET' | 'PATCH' | 'OPTIONS';
   readonly url: string;
   readonly redactedUrl: string;
   readonly headers: Readonly<Record<string, string>>;

@@ -167,6 +167,8 @@ export const KEY_ATTRIBUTES = [
   'eventbus.claim.answer',
   'http.response.status_code',
   'server.address',
+  // A webhook call's headers, credentials redacted before they were recorded (sent-headers.ts).
+  'eventbus.sent_headers',
 ] as const;
 
 /**

@@ -21,6 +21,7 @@ import { andThen } from '../../core/maybe-async.ts';
 import type { Plan } from '../../core/plan.ts';
 import type { Driver } from '../../core/platforms/driver.ts';
 import { driverFor as builtInDrivers } from '../../core/platforms/drivers.ts';
+import { Handshakes } from '../../core/platforms/webhook/handshake.ts';
 import { fail, ok, type Step } from '../../core/step.ts';
 import type { RowRejection } from '../../core/warehouse/rows.ts';
 import type { Settings } from '../../schemas/settings.ts';
@@ -58,6 +59,8 @@ export function createForwardHandler(
   // One concurrency limit per destination and instance: what is in flight when a destination
   // stops answering is bounded, and its silence opens the breaker (core/delivery/limiter.ts).
   const limiter = new ConcurrencyLimiter();
+  // The CloudEvents webhook handshakes' answers: each endpoint asked once per instance.
+  const handshakes = new Handshakes();
   // The core's dependencies, built once per services object rather than once per push.
   let depsFor: ForwardServices | undefined;
   let deps: ForwardDeps | undefined;
@@ -78,6 +81,7 @@ export function createForwardHandler(
       now: s.now ?? (() => new Date()),
       breaker,
       limiter,
+      handshakes,
       // A first fan-out's messages are published within one store push of the sighting.
       storePushMs: (config.settings.functions?.store?.timeout_seconds ?? 60) * 1000,
       ...(s.claims ? { claims: s.claims } : {}),

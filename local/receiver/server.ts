@@ -271,6 +271,11 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
       log.length = 0;
       return json(res, 200, { ok: true });
     }
+    // A CloudEvents webhook's handshake (core/platforms/webhook/handshake.ts): every origin allowed.
+    if (req.method === 'OPTIONS' && byPath.has(path) && req.headers['webhook-request-origin']) {
+      res.writeHead(200, { 'webhook-allowed-origin': '*', allow: 'POST' }).end();
+      return;
+    }
     readBody(req, MAX_BODY_BYTES)
       .then(async (raw) => {
         const platform = (options.platforms ?? []).find(

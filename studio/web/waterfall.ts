@@ -22,6 +22,7 @@ const SHORT: Readonly<Record<string, string>> = {
   'eventbus.claim.answer': 'claim',
   'http.response.status_code': 'HTTP',
   'server.address': 'host',
+  'eventbus.sent_headers': 'headers sent (credentials redacted)',
 };
 
 const ms = (v: number): string => (v >= 100 ? `${Math.round(v)} ms` : `${v.toFixed(v >= 10 ? 1 : 2)} ms`);

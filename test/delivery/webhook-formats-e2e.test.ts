@@ -31,6 +31,7 @@ describe('webhook formats end to end (emulators, functions, libraries’ verifie
   let stack: Stack;
   let server: Server;
   const arrivals: Arrival[] = [];
+  const handshakes: string[] = [];
   const run = Date.now().toString(36);
   const failOnce = new Set<string>();
 
@@ -45,6 +46,12 @@ describe('webhook formats end to end (emulators, functions, libraries’ verifie
       req.on('end', () => {
         const headers: Record<string, string> = {};
         for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers[k] = v;
+        if (req.method === 'OPTIONS') {
+          // The CloudEvents handshake: allowed, and counted.
+          handshakes.push(req.url ?? '/');
+          res.writeHead(200, { 'webhook-allowed-origin': headers['webhook-request-origin'] ?? '' }).end();
+          return;
+        }
         const id = headers['webhook-id'] ?? '';
         const first = body.includes('"retry-') && !failOnce.has(id);
         if (first) failOnce.add(id);
@@ -140,6 +147,8 @@ describe('webhook formats end to end (emulators, functions, libraries’ verifie
       /^application\/cloudevents\+json/,
     );
     assert.equal(arrived('/binary', id)[0]?.headers['ce-type'], 'com.eventbus.view_content');
+    // The CloudEvents endpoints were asked first (the handshake), the others never.
+    assert.deepEqual([...new Set(handshakes)].sort(), ['/binary', '/structured']);
 
     // The settings' webhook without format: eventbus-v2 as before, checked by the stand-in.
     const v2 = stack.receiver.received('hook').filter((r) => r.eventId === id);
