@@ -44,7 +44,7 @@ export interface StoreDeps {
    * registry) answers non-2xx, so the push comes back rather than storing it unchecked.
    */
   readonly definitions?: { get(stamp?: string): DefinedEvents | Promise<DefinedEvents> };
-  /** For late copies (core/store/store.ts, lateCopy): is the row already stored? */
+  /** For late copies (core/store/copies.ts, lateCopy): is the row already stored? */
   readonly alreadyStored?: AlreadyStored;
   /** The first sightings of events whose time the server stamped (adapters/identity-claims.ts). */
   readonly claim?: ClaimIdentity;

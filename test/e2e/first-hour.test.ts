@@ -75,7 +75,7 @@ function portFree(port: number): Promise<boolean> {
 
 /**
  * An offset that puts every default port on a free port below 20000: under the range freePort
- * hands out to the other tests' services (20000–32000, local/supervisor.ts), which run at the same
+ * hands out to the other tests' services (20000–32000, local/ports.ts), which run at the same
  * time and once took a port this environment had found free (EADDRINUSE), and under the kernel's
  * outgoing range.
  */

@@ -5,6 +5,28 @@
  */
 import type { ClaimFields, ClaimStore, HeldClaim } from '../../core/claims/claim-store.ts';
 import { checkClaimKey, claimName } from '../../core/claims/claim-store.ts';
+import type { SendRequest } from '../../core/claims/send-once.ts';
+
+/** When the send-once tests' first attempt is made. */
+export const CLAIMS_T0 = Date.parse('2026-11-25T10:00:00Z');
+
+/** A send-once request for `id`: message m1's first attempt at CLAIMS_T0, with `over` on top. */
+export function sendRequest(
+  id: string,
+  over: Partial<SendRequest> & Pick<SendRequest, 'store'>,
+): SendRequest {
+  return {
+    id,
+    holder: 'm1',
+    attempt: 1,
+    now: CLAIMS_T0,
+    timeoutMs: 10_000,
+    force: false,
+    privileged: false,
+    horizon: undefined,
+    ...over,
+  };
+}
 
 export interface MemoryClaims extends ClaimStore {
   readonly records: Map<string, HeldClaim>;

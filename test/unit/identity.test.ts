@@ -7,7 +7,13 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import { canonicalJson, identityKey, payloadDigest } from '../../core/identity.ts';
+import {
+  canonicalJson,
+  deliveryId,
+  identityDigest,
+  identityKey,
+  payloadDigest,
+} from '../../core/identity.ts';
 
 /** The definition, as first written (map/join over sorted keys). */
 function reference(value: unknown): string {
@@ -56,8 +62,13 @@ describe('identity: canonical JSON and the payload digest', () => {
       { f: () => 1, s: Symbol('s'), list: [() => 1, undefined, Symbol('t')] },
       [{ 0: 'a' }, { '': 'empty key', ' ': 'space' }],
       Object.assign(Object.create(null) as object, { b: 2, a: 1 }),
+      // One unusual member at a time, and undefined and null members beside one.
+      { f: () => 1 },
+      { s: Symbol('s') },
+      { f: () => 1, u: undefined, n: null },
     ];
     for (const value of unusual) assert.equal(canonicalJson(value), reference(value));
+    assert.equal(canonicalJson(undefined), reference(undefined));
   });
 
   it('gives exactly the text of its first definition for any JSON value, and the same digest', () => {
@@ -89,5 +100,73 @@ describe('identity: canonical JSON and the payload digest', () => {
     assert.equal(identityKey('e1', 'abc'), 'e1/abc');
     assert.equal(identityKey('e1', null), 'e1/');
     assert.equal(identityKey('e1', undefined), 'e1/');
+  });
+});
+
+describe('identity: the digest of what the producer sent, and the delivery id', () => {
+  /** An event as identityDigest reads it, with whatever else it holds. */
+  type Event = Parameters<typeof identityDigest>[0] & Record<string, unknown>;
+  const sent: Event = { event_id: 'e1', event_name: 'purchase', data: { value: 3 } };
+  const received: Event = {
+    ...sent,
+    event_time: '2026-11-27T08:00:00.000Z',
+    session_id: 's1',
+    device: { ip: '203.0.113.9', user_agent: 'UA/1' },
+  };
+
+  it('is the payload digest when the server filled nothing in, or only a minted event_id', () => {
+    assert.equal(identityDigest(received, undefined), payloadDigest(received));
+    assert.equal(identityDigest(received, []), payloadDigest(received));
+    assert.equal(identityDigest(received, ['event_id']), payloadDigest(received));
+  });
+
+  it('leaves out the time, session and device fields the server filled in, so a retry from elsewhere agrees', () => {
+    const retry: Event = {
+      ...received,
+      event_time: '2026-11-27T08:01:00.000Z',
+      session_id: 's2',
+      device: { ip: '198.51.100.1', user_agent: 'UA/1' },
+    };
+    const filled = ['event_time', 'session_id', 'device.ip'];
+    assert.equal(identityDigest(retry, filled), identityDigest(received, filled));
+    assert.equal(
+      identityDigest(received, filled),
+      payloadDigest({ ...sent, device: { user_agent: 'UA/1' } }),
+      'what the producer sent, the user agent it sent included',
+    );
+    // Every device field the server's: no device at all, as when the producer sent none.
+    assert.equal(
+      identityDigest(received, ['event_time', 'session_id', 'device.ip', 'device.user_agent']),
+      payloadDigest(sent),
+    );
+    // A device the producer sent stays, even empty, when the server filled none of it.
+    const empty: Event = { ...sent, event_time: '2026-11-27T08:00:00.000Z', device: {} };
+    assert.equal(identityDigest(empty, ['event_id', 'event_time']), payloadDigest({ ...sent, device: {} }));
+    // A device field named where the event has no device: nothing to take out.
+    assert.equal(identityDigest(sent, ['device.ip']), payloadDigest(sent));
+  });
+
+  it('keeps a minted event_id beside other server fields: it tells two equal bodies apart', () => {
+    const minted = (event_id: string): Event => ({ ...received, event_id });
+    const a = identityDigest(minted('minted-1'), ['event_id', 'event_time']);
+    const b = identityDigest(minted('minted-2'), ['event_id', 'event_time']);
+    assert.notEqual(a, b);
+    assert.equal(
+      a,
+      payloadDigest({ ...sent, event_id: 'minted-1', session_id: 's1', device: received.device }),
+    );
+  });
+
+  it('names one delivery by event id, digest and destination, each part telling two apart', () => {
+    const id = deliveryId('e1', 'ab', 'meta');
+    assert.match(id, /^[0-9a-f]{64}$/);
+    assert.equal(id, createHash('sha256').update('e1\nab\nmeta').digest('hex'));
+    assert.equal(
+      deliveryId('e1', undefined, 'meta'),
+      createHash('sha256').update('e1\n\nmeta').digest('hex'),
+    );
+    assert.notEqual(deliveryId('e2', 'ab', 'meta'), id);
+    assert.notEqual(deliveryId('e1', 'ac', 'meta'), id);
+    assert.notEqual(deliveryId('e1', 'ab', 'ga4'), id);
   });
 });

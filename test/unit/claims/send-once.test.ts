@@ -10,24 +10,12 @@ import {
   settleSend,
 } from '../../../core/claims/send-once.ts';
 import { deliveryId } from '../../../core/identity.ts';
-import { memoryClaims } from '../../support/memory-claims.ts';
+import { CLAIMS_T0, memoryClaims, sendRequest } from '../../support/memory-claims.ts';
 
-const T0 = Date.parse('2026-11-25T10:00:00Z');
+const T0 = CLAIMS_T0;
 const id = deliveryId('evt_1', 'a'.repeat(64), 'meta');
 
-function request(over: Partial<SendRequest> & Pick<SendRequest, 'store'>): SendRequest {
-  return {
-    id,
-    holder: 'm1',
-    attempt: 1,
-    now: T0,
-    timeoutMs: 10_000,
-    force: false,
-    privileged: false,
-    horizon: undefined,
-    ...over,
-  };
-}
+const request = (over: Partial<SendRequest> & Pick<SendRequest, 'store'>) => sendRequest(id, over);
 
 describe('send once: one claim per event identity and destination, before the call', () => {
   it('lets the first attempt go and makes a copy from another message wait while the first may be sending', async () => {

@@ -6,15 +6,20 @@
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import {
+  caseId,
   classify,
+  declaredTests,
   destinationFigure,
+  failureReason,
   NO_SUCH_ACTION,
   NO_SUCH_ACTION_REASON,
   SETTINGS_INVALID,
   SETTINGS_REFUSED,
   STAND_IN_COMPARED,
   totalsOf,
+  verifiedActions,
   WIRE_DIFFERS,
   type WorkerLine,
 } from '../../../../scripts/conformance-segment/classify.ts';
@@ -89,8 +94,10 @@ describe('segment_action: conformance with Segment’s own tests', () => {
     assert.equal(
       REPORT.version,
       JSON.parse(
+        // Resolved as Node resolves the package, so the test also runs where node_modules is not
+        // beside it (a Stryker sandbox of a worktree whose node_modules is a link).
         readFileSync(
-          new URL('../../../../node_modules/@segment/action-destinations/package.json', import.meta.url),
+          createRequire(import.meta.url).resolve('@segment/action-destinations/package.json'),
           'utf8',
         ),
       ).version,
@@ -287,5 +294,172 @@ describe('segment_action: conformance with Segment’s own tests', () => {
       `before\n${SECTION_START}\nnew\n${SECTION_END}\nafter`,
     );
     assert.equal(withSection('no markers', 'x'), 'no markers');
+  });
+});
+
+describe('segment_action: conformance, each kind of case and the figures', () => {
+  /** The reason one Segment-mode line is given, our own line being a pass. */
+  const reasonOf = (over: Partial<WorkerLine>) =>
+    classify([workerLine(over)], [workerLine({})], () => 0)[0]?.reason;
+  /** A reviewed reason (scripts/conformance-segment/not-runnable.json) by its first words. */
+  const reviewed = (start: string): string => {
+    const found = Object.keys(REVIEWED).filter((r) => r.startsWith(start));
+    assert.equal(found.length, 1, start);
+    return found[0] as string;
+  };
+
+  it('gives each kind of case the committed run saw its reviewed reason', () => {
+    const kinds: [Partial<WorkerLine>, string][] = [
+      [{ calls: [] }, reviewed('no action run')],
+      [{ calls: ['testAction', 'testBatchAction'] }, reviewed('batch (performBatch)')],
+      [{ calls: ['executeBatch'] }, reviewed('batch (performBatch)')],
+      [{ calls: ['onBatch'] }, reviewed('batch (performBatch)')],
+      [{ calls: ['testAuthentication'] }, reviewed('connection test')],
+      [{ calls: ['testDynamicField'] }, reviewed('dynamic field lookup')],
+      [{ calls: ['executeDynamicField'] }, reviewed('dynamic field lookup')],
+      [{ calls: ['refreshAccessToken'] }, reviewed('OAuth token refresh')],
+      [{ calls: ['testRefreshToken'] }, reviewed('OAuth token refresh')],
+      [{ calls: ['onDelete'] }, reviewed('deletion requests')],
+      [{ calls: ['createAudience'] }, reviewed('Engage audience management')],
+      [{ calls: ['getAudience'] }, reviewed('Engage audience management')],
+      [{ status: 'skip' }, reviewed('skipped in Segment')],
+      [{ unsupported: ['features'] }, reviewed('Segment-internal inputs')],
+      [{ unsupported: ['results'] }, reviewed("reads the action's return value")],
+      [{ unsupported: [NO_SUCH_ACTION] }, reviewed('runs an action the destination does not have')],
+      [{ status: 'fail', message: 'anything else' }, reviewed("harness: fails with Segment's own")],
+      [{ status: 'fail', message: 'snapshot differs\n- a' }, reviewed("harness: Segment's own run differs")],
+    ];
+    for (const [over, reason] of kinds) assert.equal(reasonOf(over), reason, JSON.stringify(over));
+    const [mocked] = classify([{ file: 'a.test.ts', load: 'module mocks of actions-core (x)' }], [], () => 1);
+    assert.equal(mocked?.reason, reviewed('module mocks of actions-core itself'));
+  });
+
+  it('tells each kind of harness, load and own failure apart', () => {
+    const harness = [
+      'no stored snapshot',
+      'x not supported by the conformance harness',
+      'snapshot differs',
+      'it timed out',
+      'Nock: no match',
+      'other',
+    ];
+    const reasons = harness.map((message) => reasonOf({ status: 'fail', message }));
+    assert.equal(new Set(reasons).size, harness.length, reasons.join(' | '));
+    assert.ok(
+      reasons.every((r) => r?.startsWith('harness: ')),
+      reasons.join(' | '),
+    );
+    const loads = [
+      'module mocks of actions-core',
+      'module mocks (x)',
+      'does not build: x',
+      'Cannot find package',
+    ];
+    const loaded = loads.map((load) => classify([{ file: 'f.ts', load }], [], () => 1)[0]?.reason);
+    assert.equal(new Set(loaded).size, loads.length, loaded.join(' | '));
+    const own = [
+      'snapshot differs',
+      'no stored snapshot',
+      'Nock: x',
+      'no answer from https://x',
+      'expect(received)',
+      'TypeError',
+    ];
+    const failures = own.map(failureReason);
+    assert.equal(failures[2], failures[3], 'a request the test does not mock, either way');
+    assert.equal(new Set(failures).size, own.length - 1, failures.join(' | '));
+    assert.equal(reasonOf({ calls: ['somethingNew'] }), 'calls somethingNew');
+  });
+
+  it('counts every test a file that could not load declares, and nothing else', () => {
+    const text =
+      "it('a', f); test('b', f); it.only('c', f); test.each([1, 2])('d', f); it ('e', f); submit('x'); split('y')";
+    assert.equal(declaredTests(text), 5);
+    assert.equal(declaredTests('no tests here'), 0);
+  });
+
+  it('names a case by its file under the destination, and a repeated name by its occurrence', () => {
+    const file = 'packages/x/src/destinations/acme/track/__tests__/index.test.ts';
+    assert.equal(caseId(file, 'sends', 1), 'track/__tests__/index.test.ts › sends');
+    assert.equal(caseId(file, 'sends', 2), 'track/__tests__/index.test.ts › sends #2');
+    assert.equal(caseId('other/path.test.ts', 'n', 1), 'other/path.test.ts › n');
+  });
+
+  it('pairs repeated names in order, and keeps a failure’s first 300 characters', () => {
+    const twice = [workerLine({ name: 'same' }), workerLine({ name: 'same' })];
+    const ours = [
+      workerLine({ name: 'same' }),
+      workerLine({ name: 'same', status: 'fail', message: 'x'.repeat(400) }),
+    ];
+    const cases = classify(twice, ours, () => 0);
+    assert.deepEqual(
+      cases.map((c) => [c.id, c.result]),
+      [
+        ['a.test.ts › same', 'pass'],
+        ['a.test.ts › same #2', 'fail'],
+      ],
+    );
+    assert.equal(cases[1]?.message, 'x'.repeat(300));
+    const [lost] = classify([workerLine({})], [], () => 0);
+    assert.deepEqual([lost?.result, lost?.reason], ['fail', 'no result from our run (the worker ended)']);
+  });
+
+  it('counts passing cases run with stand-ins, and verifies an action only when all its cases pass', () => {
+    const segment = [workerLine({ name: 'a' }), workerLine({ name: 'b', actions: ['identify'] })];
+    const ours = [
+      workerLine({ name: 'a', standIns: ['apiKey'] }),
+      workerLine({ name: 'b', status: 'fail', message: 'expect(' }),
+    ];
+    const figure = destinationFigure(
+      'd',
+      classify(segment, ours, () => 0),
+    );
+    assert.equal(figure.withStandIns, 1);
+    assert.deepEqual(figure.actions, [
+      { action: 'identify', runnable: 1, passing: 0 },
+      { action: 'track', runnable: 1, passing: 1 },
+    ]);
+    assert.deepEqual(
+      verifiedActions(figure).map((a) => a.action),
+      ['track'],
+    );
+    assert.deepEqual(figure.failing, [
+      { name: 'b', reason: "differs from the test's expectation", message: 'expect(' },
+    ]);
+  });
+
+  it('adds the figures of every destination, the most frequent reasons first', () => {
+    const lines = (n: number, over: Partial<WorkerLine>, prefix: string) =>
+      Array.from({ length: n }, (_, i) => workerLine({ name: `${prefix}${i}`, ...over }));
+    // Alphabetically `no action run…` comes before `skipped…`, and the expectation before the wire.
+    const a = destinationFigure(
+      'a',
+      classify(
+        [...lines(2, { status: 'skip' }, 's'), ...lines(1, { calls: [] }, 'h'), ...lines(1, {}, 'w')],
+        [...lines(1, { wireDiffs: ['request 1 differs'] }, 'w')],
+        () => 0,
+      ),
+    );
+    const b = destinationFigure(
+      'b',
+      classify(
+        [...lines(2, { status: 'skip' }, 's'), ...lines(1, { calls: [] }, 'h'), ...lines(2, {}, 'w')],
+        [
+          ...lines(1, { wireDiffs: ['request 1 differs'] }, 'w'),
+          workerLine({ name: 'w1', status: 'fail', message: 'expect(' }),
+        ],
+        () => 0,
+      ),
+    );
+    const totals = totalsOf([a, b]);
+    assert.deepEqual(Object.entries(totals.notRunnable), [
+      [reviewed('skipped in Segment'), 4],
+      [reviewed('no action run'), 2],
+    ]);
+    assert.deepEqual(Object.entries(totals.failing), [
+      [WIRE_DIFFERS, 2],
+      ["differs from the test's expectation", 1],
+    ]);
+    assert.equal(totals.cases, 9);
   });
 });
