@@ -7,7 +7,7 @@
  * (default: a temp dir).
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BigQuery } from '@google-cloud/bigquery';
@@ -22,6 +22,8 @@ import { buildAssets } from '../../studio/assets.ts';
 import { startStudio } from '../../studio/server.ts';
 import { testSettings } from '../storage/support.ts';
 import { adminCall } from '../support/admin-call.ts';
+import { seriousAxeViolations } from '../support/axe.ts';
+import { onStudioPage } from '../support/studio-page.ts';
 
 const TOKEN = 'reconciliation-chart-admin-token-0123456789';
 const DAY = 86_400_000;
@@ -38,6 +40,8 @@ describe('studio: the destination page reconciles permitted, sent, accepted and 
   const fx = emulatorWithFreshBuckets('reconciliation-chart');
   // Yesterday (UTC): inside the page's 14 days whatever the hour.
   const day = new Date(Date.now() - DAY).toISOString().slice(0, 10);
+  const shots = process.env.SCREENSHOTS ?? mkdtempSync(join(tmpdir(), 'reconciliation-shots-'));
+  mkdirSync(shots, { recursive: true });
   let dir: string;
   let emu: BigQueryEmulator;
   let bigquery: BigQuery;
@@ -154,4 +158,27 @@ describe('studio: the destination page reconciles permitted, sent, accepted and 
     assert.equal(status, 400);
     assert.equal(json.error.status, 'INVALID_ARGUMENT');
   });
+
+  for (const width of [1280, 390])
+    it(`draws the chart, its ratios and the gap links at ${width} px`, async () => {
+      await onStudioPage(`${studio.url}/destinations#token=${TOKEN}`, width, async (page) => {
+        const chart = page.getByRole('table', { name: 'meta: reconciliation per day' });
+        await chart.waitFor();
+        const row = chart.locator('tr', { hasText: day });
+        assert.match(await row.innerText(), /permitted\s*5/);
+        assert.match(await row.innerText(), /counted\s*2/);
+        assert.match(await row.innerText(), /66\.7 % of accepted/);
+        const hook = page.getByRole('table', { name: 'hook: reconciliation per day' });
+        assert.match(await hook.innerText(), /not reported by the platform/);
+        const link = page
+          .getByRole('list', { name: `meta ${day}: reasons for the gaps` })
+          .getByRole('link', { name: /HTTP 400: invalid email hash/ });
+        assert.equal(await link.getAttribute('href'), '/debugger?destination=meta&event=e1');
+        await page.screenshot({
+          path: join(shots, width < 600 ? 'reconciliation-narrow.png' : 'reconciliation.png'),
+          fullPage: true,
+        });
+        assert.deepEqual(await seriousAxeViolations(page), []);
+      });
+    });
 });
