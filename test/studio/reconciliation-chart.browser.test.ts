@@ -14,28 +14,23 @@ import type { BigQuery } from '@google-cloud/bigquery';
 import { RegistryClient } from '../../adapters/registry.ts';
 import type { DestinationReconciliation } from '../../core/console/reconciliation-chart.ts';
 import { plan } from '../../core/plan.ts';
-import { tableRef } from '../../core/warehouse/warehouse.ts';
 import { type BigQueryEmulator, startBigQueryEmulator } from '../../emulators/bigquery/server.ts';
 import { emulatorWithFreshBuckets } from '../../emulators/storage/test/support/harness.ts';
 import { emulatorBigQuery, provision } from '../../local/provision.ts';
 import { buildAssets } from '../../studio/assets.ts';
 import { startStudio } from '../../studio/server.ts';
-import { testSettings } from '../storage/support.ts';
 import { adminCall } from '../support/admin-call.ts';
 import { seriousAxeViolations } from '../support/axe.ts';
+import { dayEvent, dayLedgerRow, reconciliationSettings } from '../support/reconciliation-fixture.ts';
 import { onStudioPage } from '../support/studio-page.ts';
+import { studioWarehouse } from '../support/studio-warehouse.ts';
 
 const TOKEN = 'reconciliation-chart-admin-token-0123456789';
 const DAY = 86_400_000;
 
 describe('studio: the destination page reconciles permitted, sent, accepted and counted', function () {
   this.timeout(120_000);
-  const settings = testSettings({
-    destinations: [
-      { id: 'meta', type: 'meta_capi', config: { pixel_id: '123' }, secrets: { access_token: 't' } },
-      { id: 'hook', type: 'webhook', config: { url: 'https://hooks.example/x' } },
-    ],
-  } as never);
+  const settings = reconciliationSettings();
   const p = plan(settings);
   const fx = emulatorWithFreshBuckets('reconciliation-chart');
   // Yesterday (UTC): inside the page's 14 days whatever the hour.
@@ -53,29 +48,9 @@ describe('studio: the destination page reconciles permitted, sent, accepted and 
     await provision(p, { project: settings.project, bigquery: emu.url, functionUrl: () => '' });
     bigquery = emulatorBigQuery(settings.project, emu.url);
     const ds = bigquery.dataset(p.dataset);
-    await ds.table('events').insert(
-      Array.from({ length: 6 }, (_, i) => ({
-        event_id: `e${i}`,
-        event_name: 'purchase',
-        event_time: `${day}T10:0${i}:00Z`,
-        received_at: `${day}T10:0${i}:01Z`,
-        stored_at: `${day}T10:0${i}:02Z`,
-        topic: 'events',
-        message_id: `m${i}`,
-        schema_version: 1,
-        payload_digest: `d${i}`,
-      })),
-    );
-    const row = (i: number, destination: string, status: string, extra: Record<string, unknown> = {}) => ({
-      event_id: `e${i}`,
-      event_name: 'purchase',
-      destination,
-      status,
-      replay: false,
-      recorded_at: `${day}T10:1${i}:00Z`,
-      payload_digest: `d${i}`,
-      ...extra,
-    });
+    await ds.table('events').insert(Array.from({ length: 6 }, (_, i) => dayEvent(day, i)));
+    const row = (i: number, destination: string, status: string, extra: Record<string, unknown> = {}) =>
+      dayLedgerRow(day, i, destination, status, extra);
     await ds.table('deliveries').insert([
       // meta: e0 skipped for consent, e1 refused, e2 never answered; e3..e5 accepted.
       row(0, 'meta', 'skipped', { reason: 'consent: ads not granted' }),
@@ -104,11 +79,7 @@ describe('studio: the destination page reconciles permitted, sent, accepted and 
       adminToken: TOKEN,
       assets: await buildAssets(),
       settings,
-      warehouse: {
-        table: (name) => tableRef(settings.project, p.dataset, name),
-        query: async (query, params) =>
-          (await bigquery.query({ query, params }))[0] as Record<string, unknown>[],
-      },
+      warehouse: studioWarehouse(bigquery, settings.project, p),
     });
   });
   after(async () => {
