@@ -35,6 +35,8 @@ describe('studio: the destination page reconciles permitted, sent, accepted and 
   const fx = emulatorWithFreshBuckets('reconciliation-chart');
   // Yesterday (UTC): inside the page's 14 days whatever the hour.
   const day = new Date(Date.now() - DAY).toISOString().slice(0, 10);
+  // The day before: Meta alone (the webhook's first ledger day is \`day\`), not counted yet.
+  const before1 = new Date(Date.now() - 2 * DAY).toISOString().slice(0, 10);
   const shots = process.env.SCREENSHOTS ?? mkdtempSync(join(tmpdir(), 'reconciliation-shots-'));
   mkdirSync(shots, { recursive: true });
   let dir: string;
@@ -48,7 +50,13 @@ describe('studio: the destination page reconciles permitted, sent, accepted and 
     await provision(p, { project: settings.project, bigquery: emu.url, functionUrl: () => '' });
     bigquery = emulatorBigQuery(settings.project, emu.url);
     const ds = bigquery.dataset(p.dataset);
-    await ds.table('events').insert(Array.from({ length: 6 }, (_, i) => dayEvent(day, i)));
+    await ds
+      .table('events')
+      .insert([
+        ...Array.from({ length: 6 }, (_, i) => dayEvent(day, i)),
+        dayEvent(before1, 6),
+        dayEvent(before1, 7),
+      ]);
     const row = (i: number, destination: string, status: string, extra: Record<string, unknown> = {}) =>
       dayLedgerRow(day, i, destination, status, extra);
     await ds.table('deliveries').insert([
@@ -57,6 +65,7 @@ describe('studio: the destination page reconciles permitted, sent, accepted and 
       row(1, 'meta', 'rejected', { reason: 'HTTP 400: invalid email hash', http_status: 400, attempt: 1 }),
       row(2, 'meta', 'dead_lettered', { reason: 'network error: timeout', attempt: 5 }),
       ...[3, 4, 5].map((i) => row(i, 'meta', 'delivered', { http_status: 200, attempt: 1 })),
+      ...[6, 7].map((i) => dayLedgerRow(before1, i, 'meta', 'delivered', { http_status: 200, attempt: 1 })),
       // hook: every event delivered; a webhook reports no counts.
       ...Array.from({ length: 6 }, (_, i) => row(i, 'hook', 'delivered', { http_status: 204, attempt: 1 })),
     ]);
@@ -102,11 +111,14 @@ describe('studio: the destination page reconciles permitted, sent, accepted and 
     assert.equal(meta?.platform, 'meta_capi');
     assert.deepEqual(
       meta?.days.map((d) => [d.day, d.permitted, d.sent, d.accepted, d.counted, d.not_reported]),
-      [[day, 5, 4, 3, 2, false]],
+      [
+        [before1, 2, 2, 2, null, false],
+        [day, 5, 4, 3, 2, false],
+      ],
     );
-    assert.equal(meta?.days[0]?.counted_ratio, 2 / 3);
+    assert.equal(meta?.days[1]?.counted_ratio, 2 / 3);
     assert.deepEqual(
-      meta?.days[0]?.reasons.map((r) => [r.gap, r.reason, r.events, r.sample_event_id]),
+      meta?.days[1]?.reasons.map((r) => [r.gap, r.reason, r.events, r.sample_event_id]),
       [
         ['skipped', 'consent: ads not granted', 1, 'e0'],
         ['unsent', 'network error: timeout', 1, 'e2'],
@@ -141,6 +153,12 @@ describe('studio: the destination page reconciles permitted, sent, accepted and 
         assert.match(await row.innerText(), /66\.7 % of accepted/);
         const hook = page.getByRole('table', { name: 'hook: reconciliation per day' });
         assert.match(await hook.innerText(), /not reported by the platform/);
+        assert.match(await chart.locator('tr', { hasText: before1 }).innerText(), /counted\s*not read yet/);
+        // Two days of Meta: the same figures as lines (charts.ts), with their legend.
+        const legend = page.locator('.uplot', { hasText: 'meta: per day' });
+        await legend.waitFor();
+        assert.match(await legend.innerText(), /permitted[\s\S]*sent[\s\S]*accepted[\s\S]*counted/);
+        assert.equal(await page.locator('.uplot').count(), 1);
         const link = page
           .getByRole('list', { name: `meta ${day}: reasons for the gaps` })
           .getByRole('link', { name: /HTTP 400: invalid email hash/ });
