@@ -12,11 +12,12 @@ import type { BigQuery } from '@google-cloud/bigquery';
 import { plan } from '../../core/plan.ts';
 import { type BigQueryEmulator, startBigQueryEmulator } from '../../emulators/bigquery/server.ts';
 import { emulatorBigQuery, provision } from '../../local/provision.ts';
-import { dayEvent, dayLedgerRow, reconciliationSettings } from '../support/reconciliation-fixture.ts';
+import { dayEvent, dayLedgerRow, RECONCILIATION_DESTINATIONS } from '../support/reconciliation-fixture.ts';
+import { testSettings } from './support.ts';
 
 describe('reconciliation: permitted, sent, accepted and counted per day and destination', function () {
   this.timeout(60_000);
-  const settings = reconciliationSettings();
+  const settings = testSettings({ destinations: RECONCILIATION_DESTINATIONS } as never);
   const p = plan(settings);
   const day = '2026-03-02';
   let dir: string;

@@ -19,9 +19,10 @@ import { emulatorWithFreshBuckets } from '../../emulators/storage/test/support/h
 import { emulatorBigQuery, provision } from '../../local/provision.ts';
 import { buildAssets } from '../../studio/assets.ts';
 import { startStudio } from '../../studio/server.ts';
+import { testSettings } from '../storage/support.ts';
 import { adminCall } from '../support/admin-call.ts';
 import { seriousAxeViolations } from '../support/axe.ts';
-import { dayEvent, dayLedgerRow, reconciliationSettings } from '../support/reconciliation-fixture.ts';
+import { dayEvent, dayLedgerRow, RECONCILIATION_DESTINATIONS } from '../support/reconciliation-fixture.ts';
 import { onStudioPage } from '../support/studio-page.ts';
 import { studioWarehouse } from '../support/studio-warehouse.ts';
 
@@ -30,7 +31,7 @@ const DAY = 86_400_000;
 
 describe('studio: the destination page reconciles permitted, sent, accepted and counted', function () {
   this.timeout(120_000);
-  const settings = reconciliationSettings();
+  const settings = testSettings({ destinations: RECONCILIATION_DESTINATIONS } as never);
   const p = plan(settings);
   const fx = emulatorWithFreshBuckets('reconciliation-chart');
   // Yesterday (UTC): inside the page's 14 days whatever the hour.

@@ -2,18 +2,12 @@
  * Rows for the reconciliation views' tests (core/warehouse/reconciliation.ts): a day's stored
  * event number i (`e<i>`, at 10:0i, digest `d<i>`) and its ledger row for a destination.
  */
-import type { Settings } from '../../schemas/settings.ts';
-import { testSettings } from '../storage/support.ts';
 
-/** Test settings with a Meta destination (it reports counts) and a webhook (it reports none). */
-export function reconciliationSettings(): Settings {
-  return testSettings({
-    destinations: [
-      { id: 'meta', type: 'meta_capi', config: { pixel_id: '123' }, secrets: { access_token: 't' } },
-      { id: 'hook', type: 'webhook', config: { url: 'https://hooks.example/x' } },
-    ],
-  } as never);
-}
+/** A Meta destination (it reports counts) and a webhook (it reports none), for testSettings. */
+export const RECONCILIATION_DESTINATIONS = [
+  { id: 'meta', type: 'meta_capi', config: { pixel_id: '123' }, secrets: { access_token: 't' } },
+  { id: 'hook', type: 'webhook', config: { url: 'https://hooks.example/x' } },
+] as const;
 
 /** Stored event `e<i>` of `day` (i below 10), as the store function writes it. */
 export function dayEvent(day: string, i: number): Record<string, unknown> {
