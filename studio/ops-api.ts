@@ -7,7 +7,9 @@
  * - `destination-health` `{from, to}`: per destination, the ledger's rows by status and hour, the
  *   failure rate, the latency to delivery and the breaker as the ledger shows it, and the top
  *   error reasons with a sample event (core/console/destination-health.ts's views), and match quality: the
- *   share of delivered requests carrying each identifier kind, recent against before, with drops.
+ *   share of delivered requests carrying each identifier kind, recent against before, with drops;
+ *   and the reconciliation of the 14 days up to `to` with each gap's top reasons
+ *   (core/console/reconciliation-chart.ts).
  * - `alert-status` `{alerts: [name]}`: each alert firing, clear or never evaluated, and since
  *   when (the ops table `alert_states`, core/alerts/status.ts).
  */
@@ -22,6 +24,11 @@ import {
 } from '../core/console/destination-health.ts';
 import { liveProblem, liveSql, REFUSALS_TABLE } from '../core/console/live-events.ts';
 import { overviewRangeProblem } from '../core/console/overview.ts';
+import {
+  reconciliationSql,
+  reconciliationWindow,
+  shapeReconciliation,
+} from '../core/console/reconciliation-chart.ts';
 import { webhookSigning } from '../core/platforms/webhook/formats.ts';
 import { fail, ok, type Step } from '../core/step.ts';
 import { OPS_TABLES, TABLES } from '../core/warehouse/warehouse.ts';
@@ -110,7 +117,9 @@ async function destinationHealth(
   // Match quality compares the range's last quarter (a day at most) with what came before it.
   const to = Date.parse(params.to);
   const recent = new Date(to - Math.min(86_400_000, (to - Date.parse(params.from)) / 4)).toISOString();
-  const [hours, errors, latency, match] = await Promise.all([
+  const recon = reconciliationSql((name) => w.table(name));
+  const reconRange = reconciliationWindow(params.to);
+  const [hours, errors, latency, match, reconDays, reconGaps] = await Promise.all([
     w.query(sql.hours, params),
     w.query(sql.errors, params),
     w.query(sql.latency, params),
@@ -118,6 +127,8 @@ async function destinationHealth(
       matchSql((name) => w.table(name)),
       { ...params, recent },
     ),
+    w.query(recon.days, reconRange),
+    w.query(recon.gaps, reconRange),
   ]);
   const known = (o.settings?.destinations ?? []).map((d) => d.id);
   return ok({
@@ -130,5 +141,10 @@ async function destinationHealth(
       latency: latency.map((r) => plainValue(r) as Record<string, unknown>),
     }),
     errors: errors.map(plainValue),
+    // The last RECONCILIATION_DAYS days up to the range's end: permitted → sent → accepted → counted.
+    reconciliation: shapeReconciliation({
+      days: reconDays.map((r) => plainValue(r) as Record<string, unknown>),
+      gaps: reconGaps.map((r) => plainValue(r) as Record<string, unknown>),
+    }),
   });
 }

@@ -6,12 +6,16 @@
  * says less than its numbers). Below them, the Alert resources with a button that test-fires each
  * (`alert-test`: the scheduler sends a test message through the alert's connection). Each
  * destination's name opens its debugger (debugger.ts).
+ * The reconciliation of the last 14 days per destination (reconciliation.ts).
  * Each alert says whether it is firing, clear or was never evaluated, and since when.
  */
 import type { AlertStatus } from '../../core/alerts/status.ts';
 import type { DestinationHealth, MatchShare } from '../../core/console/destination-health.ts';
+import type { DestinationReconciliation } from '../../core/console/reconciliation-chart.ts';
 import { MATCH_GUIDANCE } from '../../core/platforms/standard-events.ts';
+import { clearCharts } from './charts.ts';
 import { $, admin, el, focusableScrollBoxes, noteMissingToken, refusal } from './common.ts';
+import { reconciliation } from './reconciliation.ts';
 
 const HOUR = 3_600_000;
 const STATUSES = ['delivered', 'folded', 'skipped', 'rejected', 'failed', 'dead_lettered'] as const;
@@ -23,6 +27,7 @@ interface HealthAnswer {
   /** Each webhook destination's format and key rotation state, in words. */
   readonly signing?: Readonly<Record<string, string>>;
   readonly match: { readonly since: string; readonly shares: readonly MatchShare[] };
+  readonly reconciliation: readonly DestinationReconciliation[];
 }
 
 /** What each platform says matters most for matching (its folder's standard-events.ts), by destination type. */
@@ -196,6 +201,8 @@ async function load(): Promise<void> {
   const answer = json as HealthAnswer;
   $('destinations').replaceChildren(destinations(answer.destinations), ...signing(answer.signing ?? {}));
   $('errors').replaceChildren(errors(answer.errors));
+  clearCharts();
+  $('reconciliation').replaceChildren(...reconciliation(answer.reconciliation));
   $('hours').replaceChildren(...hours(answer.destinations));
   const m = match(answer);
   $('match-warnings').replaceChildren(...m.warnings);

@@ -13,16 +13,12 @@ import { plan } from '../../core/plan.ts';
 import { type BigQueryEmulator, startBigQueryEmulator } from '../../emulators/bigquery/server.ts';
 import { emulatorBigQuery, provision } from '../../local/provision.ts';
 import { REPO_ROOT } from '../../local/settings-file.ts';
+import { dayEvent, dayLedgerRow, RECONCILIATION_DESTINATIONS } from '../support/reconciliation-fixture.ts';
 import { testSettings } from './support.ts';
 
 describe('reconciliation: permitted, sent, accepted and counted per day and destination', function () {
   this.timeout(60_000);
-  const settings = testSettings({
-    destinations: [
-      { id: 'meta', type: 'meta_capi', config: { pixel_id: '123' }, secrets: { access_token: 't' } },
-      { id: 'hook', type: 'webhook', config: { url: 'https://hooks.example/x' } },
-    ],
-  } as never);
+  const settings = testSettings({ destinations: RECONCILIATION_DESTINATIONS } as never);
   const p = plan(settings);
   const day = '2026-03-02';
   let dir: string;
@@ -39,29 +35,11 @@ describe('reconciliation: permitted, sent, accepted and counted per day and dest
     bigquery = emulatorBigQuery(settings.project, emu.url);
     await provision(p, { project: settings.project, bigquery: emu.url, functionUrl: () => '' });
     const ds = bigquery.dataset(p.dataset);
-    const events = Array.from({ length: 10 }, (_, i) => ({
-      event_id: `e${i}`,
-      event_name: 'purchase',
-      event_time: `${day}T10:0${i}:00Z`,
-      received_at: `${day}T10:0${i}:01Z`,
-      stored_at: `${day}T10:0${i}:02Z`,
-      topic: 'events',
-      message_id: `m${i}`,
-      schema_version: 1,
-      payload_digest: `d${i}`,
-    }));
+    const events = Array.from({ length: 10 }, (_, i) => dayEvent(day, i));
     // A copy of e0 (a redelivery) is one event.
     await ds.table('events').insert([...events, { ...events[0], message_id: 'm0b' }]);
-    const row = (i: number, destination: string, status: string, extra: Record<string, unknown> = {}) => ({
-      event_id: `e${i}`,
-      event_name: 'purchase',
-      destination,
-      status,
-      replay: false,
-      recorded_at: `${day}T10:1${i}:00Z`,
-      payload_digest: `d${i}`,
-      ...extra,
-    });
+    const row = (i: number, destination: string, status: string, extra: Record<string, unknown> = {}) =>
+      dayLedgerRow(day, i, destination, status, extra);
     await ds.table('deliveries').insert([
       // meta: e0 skipped for consent; e1 refused; e2 failed without an answer, then dead-lettered;
       // e3..e9 delivered, e9 twice (a redelivery); e8 later refused by a diagnosis.
