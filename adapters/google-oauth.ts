@@ -93,8 +93,11 @@ async function clientFor(credentials: string, scope: string, egress: TokenEgress
   // service account on Google Cloud), with the scope asked for. No key to create or rotate. Its
   // token comes from the metadata server, which google-auth-library names itself (never a
   // setting or a secret); the gate refuses that address, so this one stays outside it.
+  // Where a metadata server is named (GCE_METADATA_HOST: locally, the receiver's twin) its
+  // token endpoint is asked directly, as ADC does on Google Cloud, without probing for it.
   if (credentials === '') {
-    const { GoogleAuth } = await import('google-auth-library');
+    const { Compute, GoogleAuth } = await import('google-auth-library');
+    if (process.env['GCE_METADATA_HOST']) return new Compute({ scopes: [scope] });
     return new GoogleAuth({ scopes: [scope] }).getClient();
   }
   let json: CredentialsJson;

@@ -157,6 +157,9 @@ export function runtimeEnv(ctx: LocalContext, as?: Workload): Record<string, str
     // credentials to a local endpoint).
     EVENTBUS_TRACE_ENDPOINT: url(own.receiver),
     METADATA_SERVER_DETECTION: 'none',
+    // The function's own account (no credentials secret) gets its tokens from the receiver's twin
+    // of the metadata server's token endpoint (local/receiver/metadata.ts, adapters/google-oauth.ts).
+    GCE_METADATA_HOST: `${LOCAL_HOST}:${ctx.ports.receiver}`,
     NODE_ENV: 'production',
   };
 }

@@ -15,6 +15,7 @@ import {
   listenAsIdentities,
 } from '../../emulators/common/iam-enforce.ts';
 import type { Destination } from '../../schemas/settings.ts';
+import { handleMetadataToken } from './metadata.ts';
 import { createMetricStore, type MetricStore } from './metrics.ts';
 import { RECEIVER_PAGE } from './page.ts';
 import { readBody } from './read-body.ts';
@@ -255,6 +256,8 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     if (traces.handle(req, res, path)) return;
     // And their delivery metrics (metrics.ts).
     if (metrics.handle(req, res, path)) return;
+    // The functions' own account: the metadata server's token endpoint (metadata.ts).
+    if (handleMetadataToken(req, res, path)) return;
     if (req.method === 'GET' && path === '/') {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
       res.end(RECEIVER_PAGE);

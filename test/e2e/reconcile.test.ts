@@ -2,7 +2,8 @@
  * Reconciliation end to end on the local environment (issue #102): a Meta and a GA4 destination
  * with `config.counts: true` deliver twenty events each; the stand-ins report counts 10 % short
  * (`EVENTBUS_STANDIN_COUNT_SHORTFALL`); `eventbus reconcile --day <today>` runs the counting reads
- * on the schedule function and prints permitted, sent, accepted and Meta's count with the gap;
+ * on the schedule function and prints permitted, sent, accepted and Meta's and GA4's counts with
+ * the gap (GA4's read as the function's own account, its token from the receiver's metadata twin);
  * the `reconciliation` view holds the same figures; and a `counted_below` alert on Meta fires at
  * the chat stand-in.
  */
@@ -111,16 +112,18 @@ describe('end to end: reconcile reads the platforms’ counts, shows the gap, an
       ['permitted', 'sent', 'accepted', 'counted'].map((k) => (of(d)[k] === null ? null : Number(of(d)[k])));
     assert.deepEqual(figures('meta'), [EVENTS, EVENTS, EVENTS, EVENTS - 2], out);
     assert.equal(of('meta')['counted_source'], 'meta pixel stats v25.0');
-    // GA4's permitted, sent and accepted (its count is read as the schedule function's own
-    // Google account, which this test does not check: test/scheduler/platform-counts.test.ts does).
-    assert.deepEqual(figures('ga4').slice(0, 3), [EVENTS, EVENTS, EVENTS], out);
+    assert.deepEqual(figures('ga4'), [EVENTS, EVENTS, EVENTS, EVENTS - 2], out);
+    assert.equal(of('ga4')['counted_source'], 'ga4 runReport v1beta');
     // The view holds the same figures.
     const view = await rows(
-      "SELECT destination, counted, counted_ratio FROM events.reconciliation WHERE day = DATE(@day) AND destination = 'meta'",
+      "SELECT destination, counted, counted_ratio FROM events.reconciliation WHERE day = DATE(@day) AND destination IN ('meta', 'ga4') ORDER BY destination",
     );
     assert.deepEqual(
       view.map((r) => [r['destination'], Number(r['counted']), Number(r['counted_ratio'])]),
-      [['meta', EVENTS - 2, 0.9]],
+      [
+        ['ga4', EVENTS - 2, 0.9],
+        ['meta', EVENTS - 2, 0.9],
+      ],
     );
   });
 
