@@ -17,9 +17,9 @@ import type { Settings } from '../../schemas/settings.ts';
 import type { TranslatorSpec } from '../../schemas/translator.ts';
 import {
   type CertificateServer,
-  makeSigningCertificate,
   type SigningCertificate,
   serveCertificate,
+  sharedSigningCertificate,
 } from '../support/signing-certificate.ts';
 
 export const ORIGIN = 'https://shop.example';
@@ -245,7 +245,7 @@ export function certificateGateway(
 ): CertificateGateway {
   const ctx = { fetched: [] } as unknown as CertificateGateway;
   before(async () => {
-    ctx.pair = makeSigningCertificate();
+    ctx.pair = sharedSigningCertificate(0);
     ctx.server = await serveCertificate(ctx.pair.cert, certPath);
   });
   after(() => ctx.server.close());

@@ -1,8 +1,9 @@
 /**
  * A scratch copy of the repository's code for the architecture tests' planted violations: each
  * guard is run over the copy with bad files planted in it, and must name every one. The copy
- * holds the code files (`.ts`, `.mts`, `.mjs`) of the folders asked for, never node_modules,
- * build output or data.
+ * holds the code files (`.ts`, `.mts`, `.mjs`) of the folders or files asked for, never
+ * node_modules, build output or data. The guards plant into a few files, not the whole house:
+ * their first test reads the house itself, and a copy of it cost a second of CPU a guard.
  */
 import {
   copyFileSync,

@@ -38,6 +38,18 @@ export function makeSigningCertificate(days = 2): SigningCertificate {
   }
 }
 
+const shared: SigningCertificate[] = [];
+
+/**
+ * This process's `slot`th key and certificate, made on first use and shared by the test files
+ * the process runs: an RSA key costs openssl about 0.15 CPU-s, and mocha's workers each run many
+ * files. Valid for two days from its making, as a fresh one; only read, never changed.
+ */
+export function sharedSigningCertificate(slot: 0 | 1): SigningCertificate {
+  shared[slot] ??= makeSigningCertificate();
+  return shared[slot];
+}
+
 /** A loopback server standing for a vendor's certificate host: what it served, and a switch to fail. */
 export interface CertificateServer {
   readonly port: number;

@@ -227,9 +227,10 @@ describe('architecture: dependency direction', () => {
     assert.deepEqual(purityProblems(root), []);
   });
 
-  it('a scratch copy of core/ with impure files planted: the check names every one, and only those', function () {
-    this.timeout(20_000);
-    const scratch = scratchCopy(['core', 'schemas']);
+  it('a scratch tree of core/ files with impure ones planted: the check names every one, and only those', () => {
+    // A small tree, not a copy of core/ (the first test reads it): the planted files beside the
+    // real files they import, which must stay unreported.
+    const scratch = scratchCopy(['core/pii.ts', 'core/platforms/platforms.ts', 'core/runtime-config.ts']);
     const PLANTED: Record<string, [string, string]> = {
       alias: [
         'const g = globalThis;\nexport function f() { g.fetch = () => 1; }',

@@ -118,11 +118,12 @@ describe("architecture: the house's folders import one way", () => {
     assert.deepEqual(cycles, [], `\n${cycles.join('\n')}`);
   });
 
-  it('finds a cycle planted anywhere: between top folders, through three, inside core/ or test/', function () {
-    this.timeout(20_000);
-    const scratch = scratchCopy();
+  it('finds a cycle planted anywhere: between top folders, through three, inside core/ or test/', () => {
+    // A small tree, not a copy of the house (the test above reads the house): the plants and the
+    // real file one of them imports.
+    const scratch = scratchCopy(['infra/config.ts']);
     try {
-      // Each plant closes a cycle over edges the house already has (scripts → infra, bench →
+      // Each plant closes a cycle of the kinds the house could grow (scripts → infra, bench →
       // test/support, core/decision → core/consent, local → gateway → core).
       scratch.plant('infra/planted.ts', "import { x } from '../scripts/planted.ts';\n");
       scratch.plant('scripts/planted.ts', "export { y } from '../infra/config.ts';\n");

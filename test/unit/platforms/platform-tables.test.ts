@@ -233,9 +233,10 @@ describe('platforms: every per-platform fact on the Platform value, in its folde
     assert.deepEqual(tableViolations(root), []);
   });
 
-  it('a scratch copy with a table of each of the seven shapes planted: the check names every one, and only those', function () {
-    this.timeout(20_000);
-    const scratch = scratchCopy(['core', 'gateway', 'studio', 'schemas']);
+  it('a scratch tree with a table of each of the seven shapes planted: the check names every one, and only those', () => {
+    // A small tree, not a copy of the house (the first test reads the house): the planted files
+    // beside the files that the allow-lists excuse, which must stay unreported in the copy too.
+    const scratch = scratchCopy([...Object.keys(REGISTRIES), 'schemas/rule.ts', 'core/access/needs.ts']);
     // file → its code, and the `name (shape)` the check must report for it.
     const PLANTED: Record<string, [string, string]> = {
       'core/consent/object-key.ts': [

@@ -18,7 +18,7 @@ import type { CertificateSource } from '../../../core/translate/signature-sns.ts
 import { signatureSpecViolations } from '../../../core/translate/signature-spec.ts';
 import { signRequest, verifySignature } from '../../../core/translate/signatures.ts';
 import type { TranslatorSignature } from '../../../schemas/translator-signature.ts';
-import { makeSigningCertificate, type SigningCertificate } from '../../support/signing-certificate.ts';
+import { type SigningCertificate, sharedSigningCertificate } from '../../support/signing-certificate.ts';
 
 const WEBHOOK_ID = '8PT597110X687430LKGECATA';
 const CERT_URL = 'https://api.paypal.com/v1/notifications/certs/CERT-360caa42-fca2a594-a5cafa77';
@@ -44,8 +44,8 @@ describe('signatures: PayPal (paypal)', () => {
   let fetched: string[];
   let source: CertificateSource;
   before(() => {
-    pair = makeSigningCertificate();
-    other = makeSigningCertificate();
+    pair = sharedSigningCertificate(0);
+    other = sharedSigningCertificate(1);
   });
   beforeEach(() => {
     fetched = [];

@@ -16,7 +16,7 @@ import {
   verifySns,
 } from '../../../core/translate/signature-sns.ts';
 import type { TranslatorSignature } from '../../../schemas/translator-signature.ts';
-import { makeSigningCertificate, type SigningCertificate } from '../../support/signing-certificate.ts';
+import { type SigningCertificate, sharedSigningCertificate } from '../../support/signing-certificate.ts';
 
 const TOPIC = 'arn:aws:sns:us-east-1:123456789012:orders';
 const CERT_URL = 'https://sns.us-east-1.amazonaws.com/SimpleNotificationService-0000000000000000000000.pem';
@@ -39,8 +39,8 @@ describe('signatures: Amazon SNS (sns)', () => {
   const fetched: string[] = [];
   let source: CertificateSource;
   before(() => {
-    pair = makeSigningCertificate();
-    other = makeSigningCertificate();
+    pair = sharedSigningCertificate(0);
+    other = sharedSigningCertificate(1);
     source = (url) => {
       fetched.push(url);
       return { ok: true, certificate: new X509Certificate(pair.cert) };
