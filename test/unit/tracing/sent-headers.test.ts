@@ -11,7 +11,12 @@ import { SEND_TRACEPARENT, tracedSend } from '../../../adapters/delivery-tracing
 import type { Tracing } from '../../../adapters/tracing.ts';
 import type { OutboundRequest } from '../../../core/platforms/driver.ts';
 import { toV1Trace } from '../../../core/tracing/cloud-trace-v1.ts';
-import { REDACTED, SENT_HEADERS_ATTRIBUTE, sentHeaders } from '../../../core/tracing/sent-headers.ts';
+import {
+  REDACTED,
+  SENT_HEADERS_ATTRIBUTE,
+  sentHeaders,
+  WITHHELD,
+} from '../../../core/tracing/sent-headers.ts';
 import { debuggerAction, type EventTrace } from '../../../studio/debugger-api.ts';
 import { tracingInto } from '../../support/tracing.ts';
 
@@ -57,7 +62,27 @@ describe('the headers a webhook call sent, on its span and in the debugger', () 
       'x-api-key': REDACTED,
       'x-eventbus-signature': REDACTED,
     });
-    assert.equal(JSON.parse(sentHeaders({ 'x-long': 'a'.repeat(500) }))['x-long'].length, 201);
+    assert.equal(JSON.parse(sentHeaders({ 'user-agent': 'a'.repeat(500) }))['user-agent'].length, 201);
+  });
+
+  it('withholds what the producer sent: the event id, CloudEvents subject, headers the settings add', () => {
+    const shown = JSON.parse(
+      sentHeaders({
+        'X-Eventbus-Event-Id': 'order-1234',
+        'x-eventbus-delivery-id': 'd_5e8f',
+        'ce-subject': 'order-1234',
+        'ce-id': 'd_5e8f',
+        'x-shop': 'jane@example.com',
+      }),
+    ) as Record<string, string>;
+    assert.deepEqual(shown, {
+      'ce-id': 'd_5e8f',
+      'ce-subject': WITHHELD,
+      'x-eventbus-delivery-id': 'd_5e8f',
+      'x-eventbus-event-id': WITHHELD,
+      'x-shop': WITHHELD,
+    });
+    assert.ok(!JSON.stringify(shown).includes('order-1234'));
   });
 
   const send = tracedSend(async () => ({ kind: 'response', status: 200, headers: {}, body: '' }));
