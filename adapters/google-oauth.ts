@@ -30,14 +30,20 @@ export interface TokenEgress {
   readonly fetch: typeof fetch;
   /** Origins taken as token endpoints besides Google's (the configured stand-ins; empty in the cloud). */
   readonly allow: AllowList;
+  /**
+   * The metadata server named where it is not Google's own address (GCE_METADATA_HOST, read by the
+   * entry point; locally the receiver's twin): a function's own token is asked there directly.
+   */
+  readonly metadataHost?: string;
 }
 
 /** How long one token request may take through the gate. */
 const TOKEN_CALL_TIMEOUT_MS = 30_000;
 
 /** The token egress of a component: the egress gate (as a fetch) over the configured allow-list. */
-export function tokenEgress(allow: AllowList, component: string): TokenEgress {
+export function tokenEgress(allow: AllowList, component: string, metadataHost?: string): TokenEgress {
   return {
+    ...(metadataHost ? { metadataHost } : {}),
     fetch: egressFetch(createEgressSender({ allow, component: `${component}-oauth` }), TOKEN_CALL_TIMEOUT_MS),
     allow,
   };
@@ -97,7 +103,7 @@ async function clientFor(credentials: string, scope: string, egress: TokenEgress
   // token endpoint is asked directly, as ADC does on Google Cloud, without probing for it.
   if (credentials === '') {
     const { Compute, GoogleAuth } = await import('google-auth-library');
-    if (process.env['GCE_METADATA_HOST']) return new Compute({ scopes: [scope] });
+    if (egress.metadataHost) return new Compute({ scopes: [scope] });
     return new GoogleAuth({ scopes: [scope] }).getClient();
   }
   let json: CredentialsJson;

@@ -90,6 +90,12 @@ export const ENV = Object.freeze({
    * target (adapters/egress.ts, `capture`); unset on Google Cloud.
    */
   captureUrl: 'EVENTBUS_CAPTURE_URL',
+  /**
+   * The metadata server's host:port where it is not Google's own address (google-auth-library
+   * reads the same name): locally the receiver's twin, which answers a function's own token.
+   * Unset on Google Cloud.
+   */
+  metadataHost: 'GCE_METADATA_HOST',
   /** `store`: the micro-batch window in milliseconds (the default suits most loads). */
   storeBatchMs: 'EVENTBUS_STORE_BATCH_MS',
   /**
@@ -184,6 +190,8 @@ export interface FunctionConfig extends RuntimeConfig {
   readonly egressAllow: AllowList;
   /** EVENTBUS_CAPTURE_URL: the local capturing stand-in of catalogue requests; absent on Google Cloud. */
   readonly captureUrl?: string;
+  /** GCE_METADATA_HOST: the metadata server named where it is not Google's (locally); absent on Google Cloud. */
+  readonly metadataHost?: string;
   /**
    * The environment as a source of secret values by name (adapters/secrets.ts: locally a secret
    * may be a variable with its name). Secrets only: configuration is read through the fields above.
@@ -210,6 +218,7 @@ export function readFunctionConfig(
     listen: listenAddress(env),
     egressAllow: parseAllowList(env[ENV.egressAllow]),
     ...(env[ENV.captureUrl] ? { captureUrl: env[ENV.captureUrl] as string } : {}),
+    ...(env[ENV.metadataHost] ? { metadataHost: env[ENV.metadataHost] as string } : {}),
     secretEnv: env,
   });
 }

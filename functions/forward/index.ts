@@ -37,7 +37,7 @@ async function loadServices(): Promise<ForwardServices> {
   return {
     ...(await deliveryServices(config, 'forward', erased)),
     send: tracedSend(createEgressSender({ allow: config.egressAllow, component: 'forward' })),
-    accessToken: createAccessTokens(tokenEgress(config.egressAllow, 'forward')),
+    accessToken: createAccessTokens(tokenEgress(config.egressAllow, 'forward', config.metadataHost)),
     definitionFor: (stamp) => andThen(definitions.get(stamp), (d) => d.exact(stamp)),
   };
 }

@@ -80,7 +80,7 @@ const secrets = createSecrets({
 /** Every call of the jobs to a platform, a webhook or a connection goes through the egress gate. */
 const sender = createEgressSender({ allow: config.egressAllow, component: 'schedule' });
 /** OAuth token refreshes (Google's endpoint only) through the same gate. */
-const tokens = tokenEgress(config.egressAllow, 'schedule');
+const tokens = tokenEgress(config.egressAllow, 'schedule', config.metadataHost);
 const timeoutSeconds =
   config.plan.functions.find((f) => f.name === 'schedule')?.sizing.timeout_seconds ?? 300;
 

@@ -19,7 +19,7 @@ const ROOT = resolve(import.meta.dirname, '../..');
 /** The token a child process gets as its own identity, from the metadata server at the port. */
 function ownToken(port: number, detection: string, scope: string): Promise<string> {
   const script = `import { createAccessTokens, tokenEgress } from ${JSON.stringify(join(ROOT, 'adapters/google-oauth.ts'))};
-console.log(await createAccessTokens(tokenEgress(new Set(), 'test'))('', ${JSON.stringify(scope)}, false));`;
+console.log(await createAccessTokens(tokenEgress(new Set(), 'test', process.env.GCE_METADATA_HOST))('', ${JSON.stringify(scope)}, false));`;
   return new Promise<string>((done, fail) => {
     const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
       env: {
