@@ -111,6 +111,10 @@ const destinations = (base: string): Destination[] => [
         mapping: {
           profile: { email: { '@path': '$.context.traits.email' } },
           value: { '@path': '$.properties.total' },
+          // One request per delivery, as forward's webhook beside it: Klaviyo's trackEvent batches
+          // by default (adapters/segment-actions/batches.ts), which would make the stand-in count
+          // requests, not deliveries, and the CPU figures incomparable.
+          enable_batching: false,
         },
       },
     ],
