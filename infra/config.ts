@@ -8,6 +8,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as pulumi from '@pulumi/pulumi';
 import { gatewaySecrets, missingGatewaySecrets } from '../core/access/gateway-secrets.ts';
+import type { BillingStamp, KeptFunction } from '../core/deploy/billing-kept.ts';
 import { type Plan, plan } from '../core/plan.ts';
 import { segmentActionViolations } from '../core/platforms/segment-action/check.ts';
 import { formatErrors, parseSettings } from '../core/settings.ts';
@@ -35,6 +36,11 @@ export interface StackConfig {
    * secrets, grants and env bindings are declared, but no version.
    */
   readonly gatewaySecretValues?: Readonly<Record<string, pulumi.Input<string>>>;
+  /**
+   * What the program decided for store's and forward's billing and why (infra/program.ts, from
+   * the stack's state), stamped on their deployables. Absent: a stack never deployed.
+   */
+  readonly billingKept?: Readonly<Record<KeptFunction, BillingStamp>>;
 }
 
 /** Raised for any bad stack value; the message names the config key or settings key at fault. */

@@ -257,6 +257,8 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
     {
       plan,
       settings,
+      // Said on store's and forward's deployables, for the policy eventbus-billing-kept.
+      ...(config.billingKept ? { billingStamps: config.billingKept } : {}),
       sourceBucket: sources.bucket.name,
       sourceObjects: {
         store: sources.objects.store.name,

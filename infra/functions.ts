@@ -13,6 +13,12 @@
  */
 import * as gcp from '@pulumi/gcp';
 import * as pulumi from '@pulumi/pulumi';
+import {
+  type BillingStamp,
+  billingLabels,
+  type KeptFunction,
+  keptBilling,
+} from '../core/deploy/billing-kept.ts';
 import type { FunctionName, FunctionPlan, Plan } from '../core/plan.ts';
 import type { Settings } from '../schemas/settings.ts';
 import { bundleService } from './cloud-run.ts';
@@ -42,7 +48,18 @@ export interface FunctionsArgs {
   readonly settingsFile: SettingsDelivery;
   /** The `<name>-service` archives, for the functions whose plan says instance-based billing. */
   readonly serviceObjects?: Readonly<Partial<Record<ServedFunction, gcp.storage.BucketObject>>>;
+  /**
+   * The billing the program decided for store and forward, and why: labels on their deployables.
+   * Absent: a stack declared without the program's reading of its state, a new one.
+   */
+  readonly billingStamps?: Readonly<Record<KeptFunction, BillingStamp>>;
 }
+
+/** The billing stamp's labels of store and forward (core/deploy/billing-kept.ts); none for the others. */
+const stampOf = (args: FunctionsArgs, f: FunctionName): Record<string, string> =>
+  f === 'store' || f === 'forward'
+    ? billingLabels((args.billingStamps ?? keptBilling(args.settings, undefined).stamps)[f])
+    : {};
 
 export class Functions extends pulumi.ComponentResource {
   /** The request-billed functions (Cloud Functions gen2). */
@@ -92,7 +109,7 @@ export class Functions extends pulumi.ComponentResource {
           location: plan.region,
           name: f.service,
           description: `eventbus ${f.name} (${plan.environment})`,
-          labels: { environment: plan.environment },
+          labels: { environment: plan.environment, ...stampOf(args, f.name) },
           buildConfig: {
             runtime: FUNCTION_RUNTIME,
             entryPoint: f.entryPoint,
@@ -162,6 +179,7 @@ export class Functions extends pulumi.ComponentResource {
         settingsFile: args.settingsFile,
         cpuIdle: false,
         startupProbe: 'tcp',
+        labels: stampOf(args, f.name),
       }),
       opts,
     );

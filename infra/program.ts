@@ -68,7 +68,11 @@ export function keepBilling(
   const kept = keptBilling(config.settings, state, outputs);
   for (const [f, reason] of Object.entries(kept.reasons)) pulumi.log.info(`${f} billing: ${reason}`);
   return {
-    config: { ...config, plan: plan(withBilling(config.settings, kept.billing)) },
+    config: {
+      ...config,
+      plan: plan(withBilling(config.settings, kept.billing)),
+      billingKept: kept.stamps,
+    },
     billing: kept.billing,
   };
 }

@@ -8,6 +8,7 @@
  * mocks, since the CLI is not available to tests.
  */
 import type { ReportViolation, ResourceValidationArgs, ResourceValidationPolicy } from '@pulumi/policy';
+import { billingStampProblems } from '../../core/deploy/billing-kept.ts';
 import type { Settings } from '../../schemas/settings.ts';
 
 /** The pack's configuration (`pulumi preview --policy-pack-config <file>`). */
@@ -179,6 +180,18 @@ export function organisationPolicies(config?: OrganisationConfig): ResourceValid
       },
       undefined,
       'advisory',
+    ),
+    policy(
+      'eventbus-billing-kept',
+      "store and forward are declared as the billing the program decided and stamped on them (labels eventbus-billing*): a Cloud Function request-billed, a Cloud Run service instance-billed, and never switched from what the stack's state showed deployed unless cost.billing says so",
+      ({ type, name, props }, report) => {
+        for (const problem of billingStampProblems(
+          type,
+          name,
+          props['labels'] as Readonly<Record<string, unknown>> | undefined,
+        ))
+          report(problem);
+      },
     ),
     policy(
       CONFIGURED.ingress,

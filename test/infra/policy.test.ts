@@ -13,6 +13,7 @@ import { resolve } from 'node:path';
 import * as gcp from '@pulumi/gcp';
 import type { ResourceValidationArgs, ResourceValidationPolicy } from '@pulumi/policy';
 import * as pulumi from '@pulumi/pulumi';
+import { keptBilling, withBilling } from '../../core/deploy/billing-kept.ts';
 import { plan } from '../../core/plan.ts';
 import { checkSettings } from '../../core/settings.ts';
 import { loadStackConfig, REPO_ROOT, type StackConfig } from '../../infra/config.ts';
@@ -205,6 +206,70 @@ describe('infra: the policy pack encodes the review’s findings (issue #100)', 
     );
     const rule = organisationPolicies().find((p) => p.name === 'eventbus-site-map-additive');
     assert.equal(rule?.enforcementLevel, 'advisory', 'a stack of the previous form still deploys');
+  });
+});
+
+describe('infra: the policy pack guards an upgrade’s billing (issue #100)', () => {
+  const hits = async (config: StackConfig, mutate?: (args: pulumi.ResourceTransformationArgs) => void) =>
+    policiesHit(await violations(await declared(config, mutate), organisationConfigFor(config.settings)));
+  /** A stack whose state shows both functions as Cloud Functions, as 56188c8 and v0.2.0 left them. */
+  const requestState = (env: string) =>
+    (['store', 'forward'] as const).map((f) => ({
+      urn: `urn:pulumi:prod::eventbus::gcp:cloudfunctionsv2/function:Function::${env}-function-${f}`,
+      type: 'gcp:cloudfunctionsv2/function:Function',
+    }));
+
+  it('billing-kept: a stack kept as its state shows passes; one switched with cost.billing unset is reported', async () => {
+    const config = example();
+    const kept = keptBilling(config.settings, requestState(config.plan.environment));
+    const keeping = { ...config, billingKept: kept.stamps };
+    assert.deepEqual(await hits(keeping), []);
+    // The previous release's rule: no `billing` output read as "deployed instance-billed".
+    const switched: StackConfig = {
+      ...keeping,
+      plan: plan(withBilling(config.settings, { store: 'instance', forward: 'instance' })),
+      billingKept: {
+        store: { billing: 'instance', deployed: 'request', by: 'output' },
+        forward: { billing: 'instance', deployed: 'request', by: 'output' },
+      },
+    };
+    const found = await violations(await declared(switched), organisationConfigFor(config.settings));
+    assert.deepEqual(policiesHit(found), ['eventbus-billing-kept']);
+    assert.equal(found.length, 2, found.join('\n'));
+    assert.ok(found.every((f) => f.includes('runs request-billed in the stack') && f.includes('switched')));
+    // The settings may switch it: stamped `settings`, the same deployables pass.
+    const asked = {
+      ...config.settings,
+      cost: { ...config.settings.cost, billing: { store: 'instance' as const } },
+    };
+    const chosen = keptBilling(asked, requestState(config.plan.environment));
+    assert.deepEqual(
+      await hits({
+        ...config,
+        settings: asked,
+        plan: plan(withBilling(asked, chosen.billing)),
+        billingKept: chosen.stamps,
+      }),
+      [],
+    );
+  });
+
+  it('billing-kept: a deployable whose kind is not the stamped billing, or with no stamp, is reported', async () => {
+    const fn = 'gcp:cloudfunctionsv2/function:Function';
+    assert.deepEqual(
+      await hits(example(), (args) => {
+        if (args.type === fn && args.name.endsWith('-function-store'))
+          (args.props['labels'] as Record<string, string>)['eventbus-billing'] = 'instance';
+      }),
+      ['eventbus-billing-kept'],
+    );
+    assert.deepEqual(
+      await hits(example(), (args) => {
+        if (args.type === fn && args.name.endsWith('-function-forward'))
+          args.props['labels'] = { environment: 'prod' };
+      }),
+      ['eventbus-billing-kept'],
+    );
   });
 });
 
