@@ -22,7 +22,13 @@ import {
 import type { FunctionName, FunctionPlan, Plan } from '../core/plan.ts';
 import type { Settings } from '../schemas/settings.ts';
 import { bundleService } from './cloud-run.ts';
-import { functionSettingsVolume, runtimeEnvironment, type SettingsDelivery } from './runtime-env.ts';
+import { TRACING_WORKLOADS } from './identities.ts';
+import {
+  functionSettingsVolume,
+  runtimeEnvironment,
+  type SettingsDelivery,
+  traceFlushFor,
+} from './runtime-env.ts';
 
 /** The functions that may run as an instance-billed Cloud Run service, and their bundles. */
 export type ServedFunction = 'store' | 'forward';
@@ -60,6 +66,10 @@ const stampOf = (args: FunctionsArgs, f: FunctionName): Record<string, string> =
   f === 'store' || f === 'forward'
     ? billingLabels((args.billingStamps ?? keptBilling(args.settings, undefined).stamps)[f])
     : {};
+
+/** When a function's spans leave, if it traces (the scheduler does not). */
+const tracesOf = (f: FunctionName, cpuAlwaysAllocated: boolean) =>
+  TRACING_WORKLOADS.includes(f) ? traceFlushFor(cpuAlwaysAllocated) : undefined;
 
 export class Functions extends pulumi.ComponentResource {
   /** The request-billed functions (Cloud Functions gen2). */
@@ -124,7 +134,7 @@ export class Functions extends pulumi.ComponentResource {
             maxInstanceCount: f.sizing.max_instances,
             timeoutSeconds: f.sizing.timeout_seconds,
             serviceAccountEmail: account,
-            environmentVariables: runtimeEnvironment(plan.project),
+            environmentVariables: runtimeEnvironment(plan.project, tracesOf(f.name, false)),
             secretVolumes: [functionSettingsVolume(plan.project, args.settingsFile)],
             // Pub/Sub push comes from Google's front ends, not from a VPC: ingress must allow
             // all, and IAM (run.invoker, held by the push identity only) is the guard.
@@ -175,7 +185,7 @@ export class Functions extends pulumi.ComponentResource {
         sourceBucket: args.sourceBucket,
         sourceObject: object,
         // functions/serve.ts listens on loopback unless told otherwise.
-        env: { ...runtimeEnvironment(args.plan.project), HOST: '0.0.0.0' },
+        env: { ...runtimeEnvironment(args.plan.project, tracesOf(f.name, true)), HOST: '0.0.0.0' },
         settingsFile: args.settingsFile,
         cpuIdle: false,
         startupProbe: 'tcp',

@@ -9,6 +9,7 @@
  */
 import type { ReportViolation, ResourceValidationArgs, ResourceValidationPolicy } from '@pulumi/policy';
 import { billingStampProblems } from '../../core/deploy/billing-kept.ts';
+import { ENV } from '../../core/runtime-config.ts';
 import type { Settings } from '../../schemas/settings.ts';
 
 /** The pack's configuration (`pulumi preview --policy-pack-config <file>`). */
@@ -71,6 +72,30 @@ function locationsOf(type: string, props: Readonly<Record<string, unknown>>): st
     .map((key) => props[key])
     .filter((v): v is string => typeof v === 'string')
     .map((v) => v.toLowerCase());
+}
+
+/**
+ * A Cloud Function's or Cloud Run service's environment variables (plain values only) and
+ * whether its CPU is throttled once it has answered (request-billed: a Cloud Function always, a
+ * service unless `cpuIdle: false`); undefined for any other resource.
+ */
+function deployableOf(
+  type: string,
+  props: Readonly<Record<string, unknown>>,
+): { env: Readonly<Record<string, unknown>>; requestBilled: boolean } | undefined {
+  if (type === 'gcp:cloudfunctionsv2/function:Function') {
+    const config = props['serviceConfig'] as { environmentVariables?: Record<string, unknown> } | undefined;
+    return { env: config?.environmentVariables ?? {}, requestBilled: true };
+  }
+  if (type === 'gcp:cloudrunv2/service:Service') {
+    type Container = { envs?: { name?: string; value?: unknown }[]; resources?: { cpuIdle?: unknown } };
+    const containers = (props['template'] as { containers?: Container[] } | undefined)?.containers ?? [];
+    const env = Object.fromEntries(
+      containers.flatMap((c) => (c.envs ?? []).flatMap((e) => (e.name ? [[e.name, e.value]] : []))),
+    );
+    return { env, requestBilled: containers.some((c) => c.resources?.cpuIdle !== false) };
+  }
+  return undefined;
 }
 
 type Validate = (args: ResourceValidationArgs, report: ReportViolation) => void;
@@ -191,6 +216,20 @@ export function organisationPolicies(config?: OrganisationConfig): ResourceValid
           props['labels'] as Readonly<Record<string, unknown>> | undefined,
         ))
           report(problem);
+      },
+    ),
+    policy(
+      'eventbus-trace-flush',
+      `A request-billed function or service that exports traces (${ENV.traceEndpoint}) says its spans leave with each answer (${ENV.traceFlush}=answer), not on a timer its throttled CPU may never run`,
+      ({ type, props }, report) => {
+        const d = deployableOf(type, props);
+        if (!d?.requestBilled || d.env[ENV.traceEndpoint] === undefined) return;
+        const flush = d.env[ENV.traceFlush];
+        if (flush !== 'answer')
+          report(
+            `exports traces with its CPU throttled once it has answered, and ${ENV.traceFlush} is ${flush === undefined ? 'unset' : JSON.stringify(flush)}: ` +
+              'set it to "answer", or its sampled and failed hops may leave only at its next request or its end',
+          );
       },
     ),
     policy(

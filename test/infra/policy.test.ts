@@ -273,6 +273,64 @@ describe('infra: the policy pack guards an upgrade’s billing (issue #100)', ()
   });
 });
 
+describe('infra: the policy pack guards where traces leave (issue #100)', () => {
+  const hits = async (config: StackConfig, mutate?: (args: pulumi.ResourceTransformationArgs) => void) =>
+    policiesHit(await violations(await declared(config, mutate), organisationConfigFor(config.settings)));
+  const FLUSH = 'EVENTBUS_TRACE_FLUSH';
+
+  it('trace-flush: a request-billed function told to leave its spans to the timer is reported', async () => {
+    assert.deepEqual(
+      await hits(example(), (args) => {
+        const env = (args.props['serviceConfig'] as { environmentVariables?: Record<string, string> })
+          ?.environmentVariables;
+        if (args.type === 'gcp:cloudfunctionsv2/function:Function' && env?.[FLUSH]) env[FLUSH] = 'timer';
+      }),
+      ['eventbus-trace-flush'],
+    );
+  });
+
+  it('trace-flush: the gateway (request-billed Cloud Run) saying nothing of its flush is reported', async () => {
+    const found = await violations(
+      await declared(example(), (args) => {
+        const containers = (args.props['template'] as { containers?: { envs?: { name: string }[] }[] })
+          ?.containers;
+        if (
+          args.type === 'gcp:cloudrunv2/service:Service' &&
+          args.name === `${example().plan.environment}-service`
+        )
+          for (const c of containers ?? []) c.envs = (c.envs ?? []).filter((e) => e.name !== FLUSH);
+      }),
+      organisationConfigFor(example().settings),
+    );
+    assert.deepEqual(policiesHit(found), ['eventbus-trace-flush']);
+    assert.match(found.join('\n'), /EVENTBUS_TRACE_FLUSH is unset/);
+  });
+
+  it('trace-flush: instance-billed services leave spans to the timer, and pass', async () => {
+    const config = example();
+    const settings = {
+      ...config.settings,
+      cost: { ...config.settings.cost, billing: { gateway: 'instance', store: 'instance' } as const },
+    };
+    const recorded = await declared({ ...config, settings, plan: plan(settings) });
+    assert.deepEqual(await violations(recorded, organisationConfigFor(settings)), []);
+    const flushOf = (suffix: string) =>
+      recorded.resources
+        .filter((r) => r.type === 'gcp:cloudrunv2/service:Service' && r.name.endsWith(suffix))
+        .flatMap((r) =>
+          (
+            (r.inputs['template'] as { containers: { envs: { name: string; value: string }[] }[] })
+              .containers ?? []
+          )
+            .flatMap((c) => c.envs)
+            .filter((e) => e.name === FLUSH)
+            .map((e) => e.value),
+        );
+    assert.deepEqual(flushOf('-service-store'), ['timer']);
+    assert.deepEqual(flushOf(`${config.plan.environment}-service`), ['timer']);
+  });
+});
+
 describe('infra: the policy pack as the CLI starts it', () => {
   it('gets its configuration from `node infra/policy/config.ts <settings>` (the docs’ command)', () => {
     const out = execFileSync(
