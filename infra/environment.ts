@@ -352,7 +352,13 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
   const gatewayOrigin = originPath
     ? new GatewayOriginPath(
         name,
-        { plan, originPath, service: gateway.service, apisReady: apis.ready },
+        {
+          plan,
+          originPath,
+          service: gateway.service,
+          apisReady: apis.ready,
+          siteUrlMap: config.siteUrlMap,
+        },
         after,
       )
     : undefined;

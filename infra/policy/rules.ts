@@ -189,7 +189,8 @@ export function organisationPolicies(config?: OrganisationConfig): ResourceValid
       'eventbus-site-map-additive',
       "gateway.origin_path adds a path rule to the site's own URL map: no URL map of ours sends the site's own backends its traffic",
       ({ type, props }, report) => {
-        if (type !== 'gcp:compute/uRLMap:URLMap') return;
+        // Ours only: the site's own map imported into the stack (site_url_map_import) keeps its defaults.
+        if (type !== 'gcp:compute/uRLMap:URLMap' || !String(props['name']).startsWith('eventbus-')) return;
         const defaults = [
           props['defaultService'],
           ...((props['pathMatchers'] as { defaultService?: unknown }[] | undefined) ?? []).map(
