@@ -41,6 +41,7 @@ import { requestIdentifiers } from './identifiers.ts';
 import { attemptEntry, type LedgerEntry, type LedgerStatus } from './ledger.ts';
 import type { ConcurrencyLimiter } from './limiter.ts';
 import { DELIVERY_ATTRIBUTES, type PushedMessage, parseStoredEvent } from './message.ts';
+import { probeRequest } from './probe.ts';
 import { readSecrets } from './secrets-read.ts';
 
 /** Platform calls time out after this unless the destination sets `timeout_ms`. */
@@ -392,13 +393,32 @@ function refused(d: Delivery, admission: 'full' | 'stalled', now: number): Forwa
   );
 }
 
-/** An open breaker lets only its probes through; a call the limiter let go gives its slot back. */
+/**
+ * An open breaker lets only its probes through, and a probe carries no event (probe.ts): the
+ * delivery goes once the destination answered it. A call held back gives its limiter slot back.
+ */
 function passOpenBreaker(call: Call, now: number): MaybePromise<ForwardResult> {
   const d = call.delivery;
   const breaker = d.deps.breaker;
-  if (!breaker || breaker.allow(d.destination.id, now)) return sendOnce(call);
+  if (!breaker) return sendOnce(call);
+  const open = breaker.isOpen(d.destination.id);
+  if (breaker.allow(d.destination.id, now))
+    return open && call.request ? probeFirst(call, call.request) : sendOnce(call);
   if (call.sentAt !== undefined) d.deps.limiter?.abandon(d.destination.id, now);
   return retry(d, breakerReason(d.destination.id, breaker));
+}
+
+function probeFirst(call: Call, request: OutboundRequest): Promise<ForwardResult> {
+  const d = call.delivery;
+  return d.deps.send(probeRequest(request), d.destination.timeout_ms ?? DEFAULT_TIMEOUT_MS).then((r) => {
+    // Refused by the gate: the delivery is checked by it too, and says why.
+    if (r.kind !== 'network_error') {
+      if (r.kind === 'response') d.deps.breaker?.record(d.destination.id, true, d.deps.now().getTime());
+      return sendOnce(call);
+    }
+    learn(call, false);
+    return retry(d, `held back: ${d.destination.id} did not answer a probe without the event (${r.message})`);
+  });
 }
 
 function breakerReason(id: string, breaker: Breaker): string {
