@@ -3,7 +3,8 @@
  * counted"): runs the platforms' counting reads now, as the scheduler's daily PlatformCounts job
  * does (a manual run per destination with `config.counts: true`, on the schedule function, with
  * the destination's own credentials and behind the egress gate), waits for them, then prints the
- * day's `reconciliation` rows and the top reasons behind each gap (`reconciliation_gaps`).
+ * day's `reconciliation` rows and the top reasons behind each gap (`reconciliation_gaps`), read
+ * in the views' range form so that only the day's partitions are scanned.
  */
 import type { Command } from 'commander';
 import { LockStore } from '../../adapters/locks.ts';
@@ -11,7 +12,7 @@ import { plainValue } from '../../adapters/user-sql.ts';
 import { RUNS_TOPIC, registryBucketName } from '../../core/plan.ts';
 import { countedDestinations, countsRunName, PLATFORM_COUNTS_KIND } from '../../core/platforms/counted.ts';
 import { type RunMessage, runKey } from '../../core/scheduler/dispatch.ts';
-import { RECONCILIATION_GAPS_VIEW, RECONCILIATION_VIEW } from '../../core/warehouse/reconciliation.ts';
+import { type ReconciliationSettings, reconciliationRangeSql } from '../../core/warehouse/reconciliation.ts';
 import {
   DATA_DIR_OPTION,
   loadEnvironment,
@@ -48,6 +49,17 @@ const COLUMNS = [
   'sent_ratio',
   'counted_ratio',
 ] as const;
+
+/**
+ * The day's two queries (@day, YYYY-MM-DD): the reconciliation views' range form, reading that
+ * day's partitions only (core/warehouse/reconciliation.ts), in the dataset named.
+ */
+export function reconcileDaySql(
+  settings: ReconciliationSettings,
+  dataset: string,
+): { readonly days: string; readonly gaps: string } {
+  return reconciliationRangeSql(settings, (name) => `${dataset}.${name}`, { from: 'day', to: 'day' });
+}
 
 /** The day a command names, checked; today (UTC) when none. */
 export function reconcileDay(day: string | undefined, now: Date): string {
@@ -117,13 +129,15 @@ async function reconcile(o: ReconcileOptions, write: (text: string) => void): Pr
       (r) => plainValue(r) as Record<string, unknown>,
     );
   const ratio = (v: unknown) => (v === null || v === undefined ? null : Math.round(Number(v) * 1000) / 10);
+  // The views' range form for the one day: only that day's partitions are read.
+  const range = reconcileDaySql(settings, plan.dataset);
   const rows = (
     await query(
-      `SELECT ${COLUMNS.join(', ')} FROM ${plan.dataset}.${RECONCILIATION_VIEW} WHERE day = DATE(@day)${where} ORDER BY destination`,
+      `SELECT ${COLUMNS.join(', ')} FROM (\n${range.days}\n) AS r WHERE TRUE${where} ORDER BY destination`,
     )
   ).map((r) => ({ ...r, sent_ratio: ratio(r['sent_ratio']), counted_ratio: ratio(r['counted_ratio']) }));
   const gaps = await query(
-    `SELECT destination, stage, reason, events, sample_event_id FROM ${plan.dataset}.${RECONCILIATION_GAPS_VIEW} WHERE day = DATE(@day)${where} ORDER BY destination, events DESC, stage, reason LIMIT 20`,
+    `SELECT destination, stage, reason, events, sample_event_id FROM (\n${range.gaps}\n) AS g WHERE TRUE${where} ORDER BY destination, events DESC, stage, reason LIMIT 20`,
   );
   if (o.format === 'json') {
     write(`${JSON.stringify({ day, reconciliation: rows, gaps }, null, 2)}\n`);
