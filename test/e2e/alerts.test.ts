@@ -104,6 +104,17 @@ describe('end to end: an alert fires once when a destination fails, and resolves
       .map((x) => x.body.text as string)
       .reverse();
   };
+  /** The stand-in under `prefix` answers 500 to its next `count` requests. */
+  const failNext = async (prefix: string, count: number) => {
+    const scripted = await fetch(`${receiver()}/${prefix}/_standin/fail-next`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        answers: Array.from({ length: count }, () => ({ status: 500, body: { error: { message: 'down' } } })),
+      }),
+    });
+    assert.equal(scripted.status, 204, await scripted.clone().text());
+  };
   const adminApply = async (documents: readonly unknown[]) => {
     const admin = readFileSync(join(dataDir(), 'admin-token'), 'utf8').trim();
     const applied = await fetch(`${url('studio')}/v1/admin/apply`, {
@@ -152,14 +163,7 @@ describe('end to end: an alert fires once when a destination fails, and resolves
     );
     assert.deepEqual(refused, []);
     // quiet's stand-in stops answering: every attempt gets a 500 (the breaker then holds the rest).
-    const scripted = await fetch(`${receiver()}/quiet/_standin/fail-next`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        answers: Array.from({ length: 300 }, () => ({ status: 500, body: { error: { message: 'down' } } })),
-      }),
-    });
-    assert.equal(scripted.status, 204, await scripted.clone().text());
+    await failNext('quiet', 300);
     const run = Date.now().toString(36);
     for (let i = 0; i < 5; i++) await send(`quiet-${run}-${i}`);
     await adminApply([wentQuiet('quiet'), wentQuiet('idle')]);
@@ -221,14 +225,7 @@ describe('end to end: an alert fires once when a destination fails, and resolves
 
   it('fires once while Meta fails, and resolves once after it answers again', async () => {
     // Meta answers 500 to the next attempts: every event fails a few times before it is delivered.
-    const scripted = await fetch(`${receiver()}/meta/_standin/fail-next`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        answers: Array.from({ length: 8 }, () => ({ status: 500, body: { error: { message: 'down' } } })),
-      }),
-    });
-    assert.equal(scripted.status, 204, await scripted.clone().text());
+    await failNext('meta', 8);
     const run = Date.now().toString(36);
     for (let i = 0; i < 3; i++) await send(`alert-${run}-${i}`);
     const [fired] = await chatsMatching(/FIRING/, 1, 240_000);
