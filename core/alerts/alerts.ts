@@ -143,8 +143,12 @@ export interface AlertTables {
   readonly deliveries: string;
   /** The ops dataset's erasure audit (core/warehouse/privacy-audit.ts). */
   readonly erasures: string;
-  /** The events dataset's `reconciliation` view (core/warehouse/reconciliation.ts). */
-  readonly reconciliation: string;
+  /**
+   * The `reconciliation` view's rows of a day range, as a FROM item: its range form
+   * (core/warehouse/reconciliation.ts), which reads only the range's partitions, its first and last
+   * day the named parameters given.
+   */
+  readonly reconciliation: (range: { readonly from: string; readonly to: string }) => string;
 }
 
 /** How long before a window an erasure it sees completing may have been requested (partition pruning). */
@@ -165,6 +169,12 @@ const HOUR_MS = 3_600_000;
 export const QUIET_SETTLE_MS = 2 * 60_000;
 const WEEK_MS = 7 * 86_400_000;
 const iso = (ms: number) => new Date(ms).toISOString();
+
+/** The days (UTC, YYYY-MM-DD) from `back` days before `until`'s day to that day, as parameters. */
+const dayRange = (until: number, back: number) => ({
+  from_day: iso(until - back * 86_400_000).slice(0, 10),
+  to_day: iso(until).slice(0, 10),
+});
 
 /** The percentile a latency condition judges (50, 95 or 99). */
 const percentileOf = (l: { readonly percentile?: 50 | 95 | 99 }): number =>
@@ -279,22 +289,20 @@ export function alertQuery(c: AlertCondition, now: Date, t: AlertTables): AlertQ
     return {
       sql: [
         'SELECT CAST(day AS STRING) AS day, accepted, counted',
-        `FROM ${t.reconciliation}`,
+        `FROM ${t.reconciliation({ from: 'from_day', to: 'to_day' })}`,
         'WHERE destination = @destination AND counted IS NOT NULL',
-        '  AND day >= DATE_SUB(DATE(TIMESTAMP(@until)), INTERVAL 2 DAY) AND day <= DATE(TIMESTAMP(@until))',
         'ORDER BY day DESC LIMIT 1',
       ].join('\n'),
-      params: { destination: c.counted_below.destination, until: iso(until) },
+      params: { destination: c.counted_below.destination, ...dayRange(until, 2) },
     };
   if ('sent_below' in c)
     return {
       sql: [
         'SELECT IFNULL(SUM(permitted), 0) AS permitted, IFNULL(SUM(sent), 0) AS sent',
-        `FROM ${t.reconciliation}`,
+        `FROM ${t.reconciliation({ from: 'from_day', to: 'to_day' })}`,
         'WHERE destination = @destination',
-        '  AND day >= DATE_SUB(DATE(TIMESTAMP(@until)), INTERVAL 1 DAY) AND day <= DATE(TIMESTAMP(@until))',
       ].join('\n'),
-      params: { destination: c.sent_below.destination, until: iso(until) },
+      params: { destination: c.sent_below.destination, ...dayRange(until, 1) },
     };
   if ('went_quiet' in c) {
     const params = {

@@ -39,7 +39,7 @@ describe('alerts: counted below, sent below, went quiet', function () {
   let bigquery: BigQuery;
 
   const evaluate = async (c: AlertCondition): Promise<AlertReading> => {
-    const q = alertQuery(c, now, alertTablesOf(settings.project, p));
+    const q = alertQuery(c, now, alertTablesOf(settings.project, p, settings));
     const [rows] = await bigquery.query({ query: q.sql, params: q.params });
     return alertReading(c, (plainValue(rows[0] ?? {}) as Record<string, unknown>) ?? {});
   };
