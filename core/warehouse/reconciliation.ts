@@ -106,7 +106,7 @@ function boundsOf(settings: ReconciliationSettings, p: RangeParams): Bounds {
     events: (a) =>
       `${a}event_time >= TIMESTAMP(@${p.from}) AND ${a}event_time < TIMESTAMP_ADD(TIMESTAMP(@${p.to}), INTERVAL 1 DAY)`,
     deliveries: (a) => `${a}recorded_at >= TIMESTAMP_SUB(TIMESTAMP(@${p.from}), INTERVAL ${ahead} HOUR)`,
-    counts: `day >= DATE(@${p.from}) AND day <= DATE(@${p.to})`,
+    counts: `day >= CAST(@${p.from} AS DATE) AND day <= CAST(@${p.to} AS DATE)`,
   };
 }
 

@@ -205,7 +205,7 @@ describe('reconciliation: permitted, sent, accepted and counted per day and dest
             `${who}: each read of events is bounded\n${text}`,
           );
           assert.equal(
-            count(text, `day >= DATE(@${from}) AND day <= DATE(@${to})`),
+            count(text, `day >= CAST(@${from} AS DATE) AND day <= CAST(@${to} AS DATE)`),
             reads(text, 'platform_counts'),
             `${who}: each read of platform_counts is bounded`,
           );
