@@ -46,7 +46,7 @@ export function conformanceSection(report: ConformanceReport): string {
     `assertions hold (${t.assertions} cases) and every request ours sends, after the egress gate's fetch, is the one`,
     `Segment's own code sends for the same input: method, URL, headers and body (${t.wire} cases). ${t.withStandIns} of them ran with`,
     "stand-ins for required settings the test leaves out (Segment's test integration runs without them).",
-    `${t.batch.runnable} of the runnable cases are batch cases (\`testBatchAction\`), whose events go through`,
+    `${t.batch.runnable} of the runnable cases are batch cases (\`testBatchAction\`, \`executeBatch\`), whose events go through`,
     `\`forward-catalog\`'s batch path to the action's \`performBatch\`: ${t.batch.passing} of them pass (assertions ${t.batch.assertions},`,
     `wire ${t.batch.wire}). Of`,
     `${t.cases} cases in`,
