@@ -67,10 +67,16 @@ export function loadCorpus(root = CORPUS): Sample[] {
   return out;
 }
 
-/** SHA-256 over the held-out part: each file's path and bytes, in path order. */
-export function heldOutDigest(root = CORPUS): string {
+/**
+ * The second held-out part (test/fixtures/creator-corpus/held-out-2/), committed on its own before
+ * any inference change that followed it and measured once, at the end of that change.
+ */
+export const HELD_OUT_2 = 'held-out-2';
+
+/** SHA-256 over a held-out part: each file's path and bytes, in path order. */
+export function heldOutDigest(root = CORPUS, part = 'held-out'): string {
   const hash = createHash('sha256');
-  const dir = join(root, 'held-out');
+  const dir = join(root, part);
   for (const vendor of readdirSync(dir).sort())
     for (const file of readdirSync(join(dir, vendor)).sort()) {
       hash.update(`${vendor}/${file}\0`);
