@@ -171,6 +171,24 @@ describe('the creator: a vendor’s delivery is not the event', () => {
     assert.equal(vendorKey(sample, fields), undefined);
   });
 
+  it('a message id beside the envelope’s attempt counter is the delivery’s: never the event id', () => {
+    const body = (tries: number) => ({
+      messageId: 'c0101a21',
+      deliveryTries: tries,
+      event: { answered: { responseUuid: '3fa85f64', timestamp: new Date(NOW - 60_000).toISOString() } },
+    });
+    const fields = inferFields(parseSample(JSON.stringify(body(0))));
+    const kinds = Object.fromEntries(deliveryColumns(fields).map((d) => [d.column, d.kind]));
+    assert.deepEqual(kinds, { deliveryTries: 'attempt', messageId: 'delivery_id' });
+    const parsed = parseSample(JSON.stringify(body(0)));
+    const g = guessChoices(inferFields(parsed), parsed.rows, { window });
+    assert.equal(g.columns.find((c) => c.column === 'messageId')?.target, 'event_data');
+    assert.match(g.columns.find((c) => c.column === 'messageId')?.why ?? '', /attempt counter deliveryTries/);
+    // Without a counter beside it, a message id at the top is the event's (a message's own webhook).
+    const alone = inferFields(parseSample(JSON.stringify({ messageId: 'm1', event: { status: 'sent' } })));
+    assert.deepEqual(deliveryColumns(alone), []);
+  });
+
   it('a delivery id the person chose as the event id is still left out, and the vendor’s id keys instead', () => {
     const text = JSON.stringify({
       id: 'evt_9',
