@@ -114,8 +114,14 @@ export function deliveryColumns(fields: readonly InferredField[]): DeliveryColum
   return out;
 }
 
-/** Names of a vendor's own event id at the envelope's top (`id`, `event_id`, `event.id`…). */
-const EVENT_ID = /^(id|event_id|eventid|event_uuid|uuid|notification_id|webhook_event_id)$/;
+/**
+ * Names of a vendor's own event id at the envelope's top (`id`, `event_id`, `event.id`…): also a
+ * Security Event Token's `jti` (RFC 8417), Snowplow's `eid`, a form post's `unique_id`, and a
+ * message's id where the payload is the message (`id_message`, `message_id`; beside an attempt
+ * counter it is the delivery's, and delivery metadata is never taken).
+ */
+const EVENT_ID =
+  /^(id|event_id|eventid|event_uuid|uuid|notification_id|webhook_event_id|jti|eid|unique_id|uniqueid|id_message|message_id)$/;
 /** An object's own version: its last change's time or number, beside its id. */
 const VERSION = /^(updated_at|updated|modified_at|last_modified|changed_at|updated_time|version)$/;
 /** The discriminator of the change an event reports (its type, its action or the object's status). */
