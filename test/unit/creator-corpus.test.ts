@@ -31,6 +31,14 @@ import {
  */
 const HELD_OUT_SHA256 = 'ea0c722c441bf819a9253689abe8d6b2825fff3c407fba0f297440b89b84b727';
 
+/**
+ * Wrong identity or money fields filled without asking in the held-out part, measured once when
+ * the changes after its commit were done (2026-11-27: two e-mails and a value). Never fixed by
+ * tuning on it (that would make it one more tuned part); pinned so that a change either way is
+ * seen, and the documented figure stays true.
+ */
+const HELD_OUT_SILENT_WRONG = 3;
+
 const CATEGORIES = [
   'payments',
   'subscriptions',
@@ -96,6 +104,11 @@ describe('the creator on its labelled corpus (issue #94)', () => {
       wrong.map((w) => `${w.sample}: ${w.column} as ${w.target}`),
       [],
     );
+  });
+
+  it('fills as many wrong identity or money fields without asking in the held-out part as documented', () => {
+    // Counted, never listed: what went wrong in the held-out part is not read while tuning.
+    assert.equal(report.silentWrong.filter((w) => w.split === 'held-out-2').length, HELD_OUT_SILENT_WRONG);
   });
 
   it('shows only calibrated confidences: each level right at least that often, on at least 20 guesses', () => {
