@@ -35,10 +35,20 @@ export type CountsAuth =
 
 export interface CountReads {
   readonly auth: CountsAuth;
+  /**
+   * Further secret roles the request carries besides its credential (Google Ads' developer
+   * token), read by the scheduler and given to `request` by role.
+   */
+  readonly secrets?: readonly string[];
   /** Why the destination cannot be asked (a missing config key), or undefined. */
   problem(d: Readonly<Destination>): string | undefined;
-  /** The request for `day` (YYYY-MM-DD, UTC) with the secret (or the OAuth token). */
-  request(d: Readonly<Destination>, day: string, credential: string): CountsRequest;
+  /** The request for `day` (YYYY-MM-DD, UTC) with the secret (or the OAuth token) and the further secrets. */
+  request(
+    d: Readonly<Destination>,
+    day: string,
+    credential: string,
+    secrets?: Readonly<Record<string, string>>,
+  ): CountsRequest;
   /** The counts of an answer, or undefined when the body is not one. */
   read(body: unknown, day: string): PlatformCount[] | undefined;
   /** What the rows' `source` says (`meta pixel stats v25.0`). */
@@ -56,7 +66,7 @@ export function countsSecretRoles(
   reads: CountReads | undefined,
 ): readonly string[] {
   if (!reads || !countsEnabled(d)) return [];
-  return reads.auth.role ? [reads.auth.role] : [];
+  return [...(reads.auth.role ? [reads.auth.role] : []), ...(reads.secrets ?? [])];
 }
 
 /** Adds up counts by event name (a platform answering per hour gives several rows a name). */

@@ -21,7 +21,7 @@ describe('platform counts: where each platform’s own count is read', () => {
       );
     assert.deepEqual(
       PLATFORM_LIST.filter((p) => p.countReads).map((p) => p.type),
-      ['meta_capi', 'ga4_mp'],
+      ['meta_capi', 'ga4_mp', 'google_ads'],
     );
   });
 
