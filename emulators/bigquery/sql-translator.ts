@@ -20,6 +20,7 @@ import {
   quoteIdent,
   type Rewriter,
   stringLiteral,
+  TABLE_SUFFIX,
   type Token,
   type TranslateOptions,
   UnsupportedSqlError,
@@ -401,8 +402,11 @@ export class Translator implements Rewriter {
           }
           break;
         }
-        case '_TABLE_SUFFIX':
-          throw new UnsupportedSqlError('_TABLE_SUFFIX');
+        case TABLE_SUFFIX:
+          // A wildcard table's pseudo-column (sql-from.ts); without one DuckDB finds no such column.
+          emit(quoteIdent(TABLE_SUFFIX), n);
+          i++;
+          continue;
         case 'IN':
           if (isWord(next, 'UNNEST') && isGroup(nodes[i + 2], '(')) {
             emit(`IN (SELECT unnest(${this.expr((nodes[i + 2] as Group).items)}))`, n);
