@@ -81,3 +81,21 @@ export function countOf(v: unknown): number | undefined {
   const n = typeof v === 'string' && /^\d{1,15}$/.test(v) ? Number(v) : v;
   return typeof n === 'number' && Number.isSafeInteger(n) && n >= 0 ? n : undefined;
 }
+
+/**
+ * A count the warehouse joins itself, per event, from tables the platform writes into the
+ * customer's BigQuery (GA4's BigQuery export): the reconciliation view runs it for each destination
+ * that links them. Pure.
+ */
+export interface CountsJoin {
+  /** What the view's `counted_source` says (`ga4_bigquery_export`). */
+  readonly source: string;
+  /** The dataset the platform writes for the destination (`project.dataset`), or undefined when not linked. */
+  linked(d: Readonly<Destination>): string | undefined;
+  /**
+   * A SELECT of `day` and `counted`: of the destination's sent events (`sent`, a relation of `day`
+   * and `event_id`), how many the platform's tables hold, per day; `counted` is NULL for a day
+   * the platform has not written yet.
+   */
+  sql(d: Readonly<Destination>, sent: string): string;
+}

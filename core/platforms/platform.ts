@@ -11,7 +11,7 @@ import { type ResolvedPurposes, resolvePurposes } from '../consent/resolve.ts';
 import type { StoredEvent } from '../event.ts';
 import type { MappedEvent } from '../linkage/engine.ts';
 import type { FieldViolation } from '../validation.ts';
-import type { CountReads } from './counts.ts';
+import type { CountReads, CountsJoin } from './counts.ts';
 import type {
   DestinationRequirements,
   Driver,
@@ -295,6 +295,8 @@ export interface PlatformSpec extends PlatformFacts {
   readonly oauth?: OAuthNeeds;
   /** How the platform's own count of a day's events is asked for (its counts.ts); absent: none is. */
   readonly countReads?: CountReads;
+  /** How the warehouse counts the platform's events itself, from tables it writes there (GA4's export). */
+  readonly countsJoin?: CountsJoin;
   /**
    * Why a catalogue event is not sent to a destination whose settings route it nowhere (Google
    * Ads: no conversion action named for it): the decision layer skips it with this reason.

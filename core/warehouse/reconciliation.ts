@@ -7,7 +7,10 @@
  *   destination, day and event name and read; written by the scheduler's PlatformCounts job
  *   (functions/schedule/platform-counts.ts) and `eventbus reconcile`. A later read of the same
  *   day (late data) is a newer row: the view takes each day's newest.
- * - `reconciliation` (view): the figures, their ratios and the source of the count.
+ * - `reconciliation` (view): the figures, their ratios and the source of the count. Where a
+ *   platform writes tables of its own into the customer's BigQuery and the destination links
+ *   them (GA4's BigQuery export), the view counts the destination's events itself, per event, by
+ *   the platform's join (its folder's `countsJoin`, given by plan.ts), instead of its reads' rows.
  * - `reconciliation_gaps` (view): the ledger's skipped, refused and unanswered events per day,
  *   destination, stage and reason: why the figures differ.
  *
@@ -15,7 +18,8 @@
  * events are the day's stored events (`events_dedup`) the decision layer did not skip, from the
  * first day the destination has a ledger row (a destination added later is not owed earlier days).
  */
-import type { Settings } from '../../schemas/settings.ts';
+import type { Destination, Settings } from '../../schemas/settings.ts';
+import type { CountsJoin } from '../platforms/counts.ts';
 import { PLATFORM_FACTS } from '../platforms/facts.ts';
 import { partitionExpiration } from './retention.ts';
 import { type ColumnPlan, column as col, type TablePlan, type ViewPlan } from './table-plan.ts';
@@ -94,13 +98,48 @@ function fatesSql(ref: (name: string) => string): string {
 const c = (name: string, type: ColumnPlan['type'], description: string): ColumnPlan =>
   col(name, type, description);
 
-/** The two views; `ref` quotes a table of the events dataset. */
-export function reconciliationViews(settings: Readonly<Settings>, ref: (name: string) => string): ViewPlan[] {
+/** A destination's platform's own join, when the platform has one (plan.ts reads the platform's). */
+export type CountsJoinOf = (d: Readonly<Destination>) => CountsJoin | undefined;
+
+/**
+ * The destinations whose count the view joins itself (GA4's BigQuery export, linked in the
+ * destination's config): per day, `counted` of the destination's sent events, and its source.
+ * Their `platform_counts` rows, if any, give way to it.
+ */
+function joinedCounts(
+  settings: Readonly<Settings>,
+  joinOf: CountsJoinOf,
+): { ids: string[]; sql: string | undefined } {
+  const joined = (settings.destinations ?? []).flatMap((d) => {
+    const join = joinOf(d);
+    return join?.linked(d) ? [{ d, join }] : [];
+  });
+  if (joined.length === 0) return { ids: [], sql: undefined };
+  const branches = joined.map(({ d, join }) => {
+    const sent = `(SELECT day, event_id FROM fates WHERE destination = ${quote(d.id)} AND skipped = 0 AND sent = 1)`;
+    return `SELECT ${quote(d.id)} AS destination, j.day, j.counted, ${quote(join.source)} AS source FROM (\n${join.sql(d, sent)}\n) AS j`;
+  });
+  return { ids: joined.map(({ d }) => d.id), sql: branches.join('\nUNION ALL\n') };
+}
+
+/**
+ * The two views; `ref` quotes a table of the events dataset, `joinOf` gives a destination's
+ * platform's own join (none: every count comes from `platform_counts`).
+ */
+export function reconciliationViews(
+  settings: Readonly<Settings>,
+  ref: (name: string) => string,
+  joinOf: CountsJoinOf = () => undefined,
+): ViewPlan[] {
+  const joined = joinedCounts(settings, joinOf);
+  const apiOnly =
+    joined.ids.length > 0 ? ` WHERE destination NOT IN (${joined.ids.map(quote).join(', ')})` : '';
   const reconciliation = [
     `WITH destinations AS (\n  ${destinationRows(settings)}\n),`,
     `since AS (SELECT destination, MIN(DATE(recorded_at)) AS first_day FROM ${ref('deliveries')} GROUP BY destination),`,
     `stored AS (SELECT DATE(event_time) AS day, COUNT(*) AS stored FROM ${ref('events_dedup')} GROUP BY DATE(event_time)),`,
     `fates AS (\n${fatesSql(ref)}\n),`,
+    ...(joined.sql ? [`joined AS (\n${joined.sql}\n),`] : []),
     'fate AS (',
     '  SELECT destination, day, SUM(skipped) AS skipped,',
     '    COUNTIF(skipped = 0 AND sent = 1) AS sent,',
@@ -114,8 +153,11 @@ export function reconciliationViews(settings: Readonly<Settings>, ref: (name: st
     '  SELECT destination, day, SUM(counted) AS counted, MAX(source) AS source FROM (',
     '    SELECT destination, day, event_name, counted, source,',
     '      ROW_NUMBER() OVER (PARTITION BY destination, day, event_name ORDER BY reported_at DESC) AS newest',
-    `    FROM ${ref(PLATFORM_COUNTS_TABLE)}`,
+    `    FROM ${ref(PLATFORM_COUNTS_TABLE)}${apiOnly}`,
     '  ) WHERE newest = 1 GROUP BY destination, day',
+    ...(joined.sql
+      ? ['  UNION ALL SELECT destination, day, counted, source FROM joined WHERE counted IS NOT NULL']
+      : []),
     ')',
     'SELECT day, destination, platform, permitted, sent, accepted, counted,',
     '  COALESCE(counted_source, no_counts, CAST(NULL AS STRING)) AS counted_source,',

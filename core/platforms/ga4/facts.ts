@@ -27,7 +27,8 @@ export const GA4_FACTS: PlatformFacts = {
   events: GA4_STANDARD_EVENTS,
   apiVersion: GA4_API,
   counts: {
-    reads: 'Analytics Data API `properties/{property}:runReport`: `eventCount` by `eventName` and `date`',
+    reads:
+      'Analytics Data API `properties/{property}:runReport`: `eventCount` by `eventName` and `date`; where the BigQuery export is linked, the export’s `events_*` joined per event on the `event_id` parameter (storage.md)',
     doc: 'https://developers.google.com/analytics/devguides/reporting/data/v1/rest/v1beta/properties/runReport',
   },
   ageLimit: GA4_AGE_LIMIT,

@@ -8,7 +8,13 @@
 import { COUNTS_CONFIG } from '../counts.ts';
 import { definePlatform, type Platform } from '../platform.ts';
 import { ga4ConsentSignals } from './consent.ts';
-import { COUNTS_PROPERTY_CONFIG, GA4_COUNTS } from './counts.ts';
+import {
+  COUNTS_EXPORT_CONFIG,
+  COUNTS_PROPERTY_CONFIG,
+  EXPORT_DATASET,
+  GA4_COUNTS,
+  GA4_EXPORT_JOIN,
+} from './counts.ts';
 import { ga4Body, ga4Request } from './driver.ts';
 import { GA4_ERASURE } from './erasure.ts';
 import { GA4_FACTS } from './facts.ts';
@@ -21,11 +27,16 @@ export const GA4_PLATFORM: Platform = definePlatform({
   ...GA4_FACTS,
   requirements: {
     config: ['measurement_id'],
-    // `counts: true` and the property: the scheduler reads GA4's own count of each day (counts.ts).
-    optionalConfig: [COUNTS_CONFIG, COUNTS_PROPERTY_CONFIG],
+    // `counts: true` and the property: the scheduler reads GA4's own count of each day (counts.ts);
+    // the linked BigQuery export: the reconciliation view counts each event in it.
+    optionalConfig: [COUNTS_CONFIG, COUNTS_PROPERTY_CONFIG, COUNTS_EXPORT_CONFIG],
     configFormats: {
       [COUNTS_CONFIG]: { pattern: /(?!)/, description: 'a boolean (true or false, unquoted)' },
       [COUNTS_PROPERTY_CONFIG]: { pattern: /^[0-9]{1,20}$/, description: 'the GA4 property id (digits)' },
+      [COUNTS_EXPORT_CONFIG]: {
+        pattern: EXPORT_DATASET,
+        description: 'the dataset GA4’s BigQuery export writes, as <project>.analytics_<property id>',
+      },
     },
     secrets: ['api_secret'],
     baseUrl: false,
@@ -54,6 +65,7 @@ export const GA4_PLATFORM: Platform = definePlatform({
   responses: GA4_RESPONSES,
   erasure: GA4_ERASURE,
   countReads: GA4_COUNTS,
+  countsJoin: GA4_EXPORT_JOIN,
   // GA4 refuses a web stream's event without client_id: say so in the ledger, never invent one.
   identity: {
     anyOf: ['anonymous_id', 'user_id'],
