@@ -5,6 +5,7 @@
  * uploads it took kept (less a configured shortfall) and refuses a query Google would refuse.
  */
 import assert from 'node:assert/strict';
+import { countsSecretRoles } from '../../../core/platforms/counts.ts';
 import {
   ADWORDS_SCOPE,
   GOOGLE_ADS_COUNTS,
@@ -83,8 +84,9 @@ describe('Google Ads counts: the upload summaries, per conversion action and day
     assert.equal(GOOGLE_ADS_COUNTS.read([{ results: 'x' }], '2026-03-02'), undefined);
   });
 
-  it('names what a destination lacks before asking', () => {
+  it('names what a destination lacks before asking, and the secrets the scheduler is granted', () => {
     const d = destination();
+    assert.deepEqual(countsSecretRoles(d, GOOGLE_ADS_COUNTS), ['credentials', 'developer_token']);
     assert.equal(GOOGLE_ADS_COUNTS.problem(d), undefined);
     assert.match(
       String(GOOGLE_ADS_COUNTS.problem({ ...d, secrets: { credentials: 'C' } })),
