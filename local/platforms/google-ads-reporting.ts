@@ -37,10 +37,13 @@ const NOT_FILTERABLE = new Set(['alerts', 'daily_summaries', 'job_summaries']);
 /** The path: the API version, the customer and the method. */
 export const REPORTING_PATH = /^\/(v\d+)\/customers\/([^/:]+)\/googleAds:(searchStream|search)$/;
 
-/** Per conversion action, per upload day (YYYY-MM-DD): what the stand-in kept and found too old. */
+/**
+ * Per operating account and conversion action (`<account>/<action>`), per upload day
+ * (YYYY-MM-DD): what the stand-in kept and found too old.
+ */
 export type UploadTally = Map<string, Map<string, { kept: number; expired: number }>>;
 
-/** Adds an accepted `events:ingest` body's events to the tally, per conversion action. */
+/** Adds an accepted `events:ingest` body's events to the tally, per account and conversion action. */
 export function tallyUploads(
   tally: UploadTally,
   body: unknown,
@@ -50,8 +53,8 @@ export function tallyUploads(
   if (!isObject(body) || !Array.isArray(body['events']) || !Array.isArray(body['destinations'])) return;
   const actions = new Map<string, string>();
   for (const d of body['destinations'])
-    if (isObject(d) && typeof d['reference'] === 'string')
-      actions.set(d['reference'], String(d['productDestinationId']));
+    if (isObject(d) && typeof d['reference'] === 'string' && isObject(d['operatingAccount']))
+      actions.set(d['reference'], `${d['operatingAccount']['accountId']}/${d['productDestinationId']}`);
   for (const e of body['events']) {
     const refs = isObject(e) && Array.isArray(e['destinationReferences']) ? e['destinationReferences'] : [];
     for (const ref of refs) {
@@ -194,8 +197,8 @@ function rowValue(
 
 /**
  * `googleAds:searchStream` / `:search`: the refusals above, else the summary rows of the
- * conversion actions uploaded to (the customer's own: every upload the stand-in took names its
- * operating account, which the stand-in does not tell apart), one batch for searchStream.
+ * customer's conversion actions uploaded to (those of uploads naming it as their operating
+ * account), one batch for searchStream.
  */
 export function searchUploadSummaries(
   version: string,
@@ -260,7 +263,12 @@ export function searchUploadSummaries(
   if (keep !== undefined && !(keep instanceof Set))
     return adsError(400, 'INVALID_ARGUMENT', version, 'queryError', keep.error, keep.message);
   const results = [...tally]
-    .filter(([action]) => keep === undefined || keep.has(action))
+    .flatMap(([key, days]) => {
+      const [account, action] = key.split('/') as [string, string];
+      return account === customer && (keep === undefined || keep.has(action))
+        ? [[action, days] as const]
+        : [];
+    })
     .map(([action, days]) => ({
       offlineConversionUploadConversionActionSummary: Object.fromEntries(
         gaql.fields

@@ -177,6 +177,19 @@ describe('Google Ads counts: the upload summaries, per conversion action and day
         queryError: 'PROHIBITED_FIELD_IN_WHERE_CLAUSE',
       });
       assert.deepEqual(await code({}, `${r}.client`), { queryError: 'EXPECTED_SELECT' });
+      // Another customer of the same credentials uploaded nothing: no rows.
+      const elsewhere = GOOGLE_ADS_COUNTS.request(
+        { ...d, config: { ...d.config, operating_account_id: '5555555555' } },
+        new Date().toISOString().slice(0, 10),
+        token,
+        { developer_token: 'dev' },
+      );
+      const other = await fetch(elsewhere.url, {
+        method: elsewhere.method,
+        headers: elsewhere.headers ?? {},
+        body: elsewhere.body ?? null,
+      });
+      assert.deepEqual(GOOGLE_ADS_COUNTS.read(await other.json(), new Date().toISOString().slice(0, 10)), []);
       const unauthenticated = await ask('not-a-token');
       assert.equal(unauthenticated.status, 401);
     });
