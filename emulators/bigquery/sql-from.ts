@@ -88,6 +88,8 @@ export class TableScope {
   /** Every dataset whose INFORMATION_SCHEMA views are read, in order of appearance. */
   readonly schemaViews: DatasetRef[] = [];
   unnestCounter = 0;
+  /** How many wildcard tables the statement has named so far. */
+  wildcards = 0;
 
   constructor(opts: TranslateOptions) {
     this.opts = opts;
@@ -162,17 +164,17 @@ export class TableScope {
       this.tables.push({ projectId, datasetId, tableId: last });
       return qualifiedName({ projectId, datasetId, tableId: last });
     }
+    this.wildcards++;
     const newest = matches.reduce((a, b) => (b.created > a.created ? b : a));
-    const branches = [...matches]
-      .sort((a, b) => (a.tableId < b.tableId ? -1 : 1))
-      .map((m) => {
-        const ref = { projectId, datasetId, tableId: m.tableId };
-        this.tables.push(ref);
-        const have = new Set(m.columns.map((c) => c.toLowerCase()));
-        const cols = newest.columns.filter((c) => have.has(c.toLowerCase())).map(quoteIdent);
-        const suffix = `${stringLiteral(m.tableId.slice(prefix.length))} AS ${quoteIdent(TABLE_SUFFIX)}`;
-        return `SELECT ${[...cols, suffix].join(', ')} FROM ${qualifiedName(ref)}`;
-      });
+    // The newest match first: a union by name keeps the first branch's column order.
+    const branches = [newest, ...matches.filter((m) => m !== newest)].map((m) => {
+      const ref = { projectId, datasetId, tableId: m.tableId };
+      this.tables.push(ref);
+      const have = new Set(m.columns.map((c) => c.toLowerCase()));
+      const cols = newest.columns.filter((c) => have.has(c.toLowerCase())).map(quoteIdent);
+      const suffix = `${stringLiteral(m.tableId.slice(prefix.length))} AS ${quoteIdent(TABLE_SUFFIX)}`;
+      return `SELECT ${[...cols, suffix].join(', ')} FROM ${qualifiedName(ref)}`;
+    });
     return `(${branches.join(' UNION ALL BY NAME ')})`;
   }
 

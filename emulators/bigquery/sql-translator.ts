@@ -174,6 +174,15 @@ export class Translator implements Rewriter {
       if (out.length > 0 && (node === undefined || node.space)) out.push(' ');
       out.push(s);
     };
+    // A wildcard table's `_TABLE_SUFFIX` is a pseudo-column: BigQuery leaves it out of `SELECT *`.
+    // The stars of each SELECT of this level, made `* EXCLUDE` once its FROM names a wildcard table.
+    let stars: number[] = [];
+    let wildcardFrom = false;
+    const closeSelect = () => {
+      if (wildcardFrom) for (const k of stars) out[k] = `* EXCLUDE (${quoteIdent(TABLE_SUFFIX)})`;
+      stars = [];
+      wildcardFrom = false;
+    };
     while (i < nodes.length) {
       const n = nodes[i] as Node;
       if (selectItem && !isWord(n, 'DISTINCT', 'ALL')) {
@@ -193,6 +202,7 @@ export class Translator implements Rewriter {
         continue;
       }
       if (isWord(n, 'SELECT')) {
+        closeSelect();
         inSelect = true;
         selectItem = true;
       } else if (isWord(n, 'FROM')) inSelect = false;
@@ -200,7 +210,9 @@ export class Translator implements Rewriter {
       if (expectTable) {
         expectTable = false;
         const parts: string[] = [];
+        const wildcards = this.scope.wildcards;
         const j = this.scope.tableRef(this, nodes, i, parts);
+        if (this.scope.wildcards > wildcards) wildcardFrom = true;
         if (j > i) {
           emit(parts.join(' '), n);
           // BigQuery's `LEFT JOIN UNNEST(x) AS e` has no ON; DuckDB needs one.
@@ -253,6 +265,17 @@ export class Translator implements Rewriter {
           if (n.text === ',' && inFrom) expectTable = true;
           if (n.text === ';') {
             if (nodes.slice(i + 1).length > 0) throw new UnsupportedSqlError('multi-statement scripts');
+            i++;
+            continue;
+          }
+          if (
+            n.text === '*' &&
+            inSelect &&
+            (isWord(nodes[i - 1], 'SELECT', 'DISTINCT', 'ALL') || isOp(nodes[i - 1], ',')) &&
+            !isWord(nodes[i + 1], 'EXCEPT', 'REPLACE')
+          ) {
+            emit('*', n);
+            stars.push(out.length - 1);
             i++;
             continue;
           }
@@ -425,6 +448,7 @@ export class Translator implements Rewriter {
       emit(n.text, n);
       i++;
     }
+    closeSelect();
     return out.join('');
   }
 

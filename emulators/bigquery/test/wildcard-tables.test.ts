@@ -10,7 +10,7 @@ import { type Harness, plain, startHarness } from './support/helpers.ts';
 
 describe('bigquery emulator: wildcard tables', () => {
   let h: Harness;
-  const rows = async (sql: string) => plain((await h.bq.query(sql))[0]);
+  const rows = async (sql: string) => plain((await h.bq.query(sql))[0]) as Record<string, unknown>[];
   const refusal = async (sql: string) => {
     try {
       await h.bq.query(sql);
@@ -48,6 +48,19 @@ describe('bigquery emulator: wildcard tables', () => {
         { suffix: '20260302', event_date: '20260302', event_name: 'purchase' },
         { suffix: 'intraday_20260303', event_date: '20260303', event_name: 'lead' },
       ],
+    );
+    // `*` leaves the pseudo-column out, as BigQuery does; naming it still reads it.
+    assert.deepEqual(
+      await rows("SELECT * FROM `p.ga.events_*` WHERE _TABLE_SUFFIX = '20260302'").then((r) =>
+        r.map((x) => Object.keys(x)),
+      ),
+      [['event_date', 'event_name', 'event_params']],
+    );
+    assert.deepEqual(
+      await rows("SELECT *, _TABLE_SUFFIX AS s FROM `p.ga.events_*` WHERE _TABLE_SUFFIX = '20260302'").then(
+        (r) => r.map((x) => Object.keys(x)),
+      ),
+      [['event_date', 'event_name', 'event_params', 's']],
     );
     // Shorter prefix, more tables; the default project.
     assert.deepEqual(await rows('SELECT COUNT(*) AS n FROM `ga.e*`'), [{ n: 3 }]);
