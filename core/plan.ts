@@ -337,7 +337,7 @@ export function warehousePlan(settings: Readonly<Settings>): { tables: TablePlan
     views: [
       ...base.views,
       ...destinationHealthViews(ref),
-      ...reconciliationViews(settings, ref, (d) => PLATFORMS[d.type].countsJoin),
+      ...reconciliationViews(settings, ref),
       ...models.views,
     ],
   };

@@ -152,6 +152,8 @@ export interface PlatformFacts {
   readonly apiVersion: ApiVersion;
   /** Where its own count of the events it received is read, or why none is (docs/delivery.md). */
   readonly counts: CountsFact;
+  /** How the warehouse counts the platform's events itself, from tables it writes there (GA4's export). */
+  readonly countsJoin?: CountsJoin;
   /**
    * How old an event the platform still takes, by its own documentation (the folder's
    * age-limit.ts): a replay or backfill skips older ones, naming this limit. Absent where the
@@ -295,8 +297,6 @@ export interface PlatformSpec extends PlatformFacts {
   readonly oauth?: OAuthNeeds;
   /** How the platform's own count of a day's events is asked for (its counts.ts); absent: none is. */
   readonly countReads?: CountReads;
-  /** How the warehouse counts the platform's events itself, from tables it writes there (GA4's export). */
-  readonly countsJoin?: CountsJoin;
   /**
    * Why a catalogue event is not sent to a destination whose settings route it nowhere (Google
    * Ads: no conversion action named for it): the decision layer skips it with this reason.

@@ -10,16 +10,23 @@
  * - `reconciliation` (view): the figures, their ratios and the source of the count. Where a
  *   platform writes tables of its own into the customer's BigQuery and the destination links
  *   them (GA4's BigQuery export), the view counts the destination's events itself, per event, by
- *   the platform's join (its folder's `countsJoin`, given by plan.ts), instead of its reads' rows.
+ *   the platform's join (its facts' `countsJoin`), instead of its reads' rows.
  * - `reconciliation_gaps` (view): the ledger's skipped, refused and unanswered events per day,
  *   destination, stage and reason: why the figures differ.
  *
  * The day is the stored event's `event_time` (UTC), the day a platform counts it on. Permitted
  * events are the day's stored events (`events_dedup`) the decision layer did not skip, from the
  * first day the destination has a ledger row (a destination added later is not owed earlier days).
+ *
+ * A filter on a view's `day` does not prune `deliveries` (partitioned by `recorded_at`, joined to
+ * the events' day) nor `events` (the day is computed under a join and a GROUP BY): BigQuery prunes
+ * only on a filter on the partitioning column placed at the table's read. So the studio's page and
+ * `eventbus reconcile` run the range form (`reconciliationRangeSql`): the views' very SQL with the
+ * day range's bounds at each table's read, as named parameters: `events` by `event_time`,
+ * `deliveries` by `recorded_at` from the range's first day on (less the hours an event may be
+ * dated ahead of its receipt), `platform_counts` by `day`.
  */
-import type { Destination, Settings } from '../../schemas/settings.ts';
-import type { CountsJoin } from '../platforms/counts.ts';
+import type { Settings } from '../../schemas/settings.ts';
 import { PLATFORM_FACTS } from '../platforms/facts.ts';
 import { partitionExpiration } from './retention.ts';
 import { type ColumnPlan, column as col, type TablePlan, type ViewPlan } from './table-plan.ts';
@@ -60,8 +67,11 @@ export function platformCountsTable(settings: Readonly<Settings>): TablePlan {
 
 const quote = (s: string) => `'${s.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
 
+/** What the SQL reads of the settings: the destinations, and how far ahead an event may be dated. */
+export type ReconciliationSettings = Readonly<Pick<Settings, 'destinations' | 'limits'>>;
+
 /** The settings' destinations as rows: id, platform, and what a missing count means. */
-function destinationRows(settings: Readonly<Settings>): string {
+function destinationRows(settings: ReconciliationSettings): string {
   const rows = (settings.destinations ?? []).map((d) => {
     const counts = PLATFORM_FACTS[d.type].counts;
     const none = 'none' in counts ? quote(NO_COUNTS) : 'CAST(NULL AS STRING)';
@@ -72,6 +82,37 @@ function destinationRows(settings: Readonly<Settings>): string {
     : 'SELECT CAST(NULL AS STRING) AS destination, CAST(NULL AS STRING) AS platform, CAST(NULL AS STRING) AS no_counts FROM (SELECT 1 AS x) WHERE FALSE';
 }
 
+/**
+ * The range form's filters, each on a table's partitioning column at its read (`a` is the
+ * table's alias with its dot, or empty); absent: the view, every partition.
+ */
+interface Bounds {
+  readonly events: (a: string) => string;
+  readonly deliveries: (a: string) => string;
+  readonly counts: string;
+}
+
+/** The named parameters of the range form: its first and last day, YYYY-MM-DD (UTC). */
+export interface RangeParams {
+  readonly from: string;
+  readonly to: string;
+}
+
+/**
+ * The range's filters. A ledger row of an event of the range's first day is written after the
+ * event's receipt, which may come `event_time_future_hours` (default 24) before its `event_time`;
+ * replays and backfills come later, never earlier, so the ledger is read from then to now.
+ */
+function boundsOf(settings: ReconciliationSettings, p: RangeParams): Bounds {
+  const ahead = settings.limits?.event_time_future_hours ?? 24;
+  return {
+    events: (a) =>
+      `${a}event_time >= TIMESTAMP(@${p.from}) AND ${a}event_time < TIMESTAMP_ADD(TIMESTAMP(@${p.to}), INTERVAL 1 DAY)`,
+    deliveries: (a) => `${a}recorded_at >= TIMESTAMP_SUB(TIMESTAMP(@${p.from}), INTERVAL ${ahead} HOUR)`,
+    counts: `day >= CAST(@${p.from} AS DATE) AND day <= CAST(@${p.to} AS DATE)`,
+  };
+}
+
 /** Whether a ledger row `l` is a platform's answer to a request (sent, whatever it said). */
 const ANSWERED =
   "l.status IN ('delivered', 'rejected') OR (l.status IN ('failed', 'dead_lettered') AND l.http_status IS NOT NULL)";
@@ -80,7 +121,7 @@ const ANSWERED =
  * Each stored event's fate per destination, on its event day: the ledger rows of the event
  * (event_id and payload_digest) folded into flags. `ref` quotes a table of the events dataset.
  */
-function fatesSql(ref: (name: string) => string): string {
+function fatesSql(ref: (name: string) => string, b?: Bounds): string {
   return [
     'SELECT l.destination, DATE(e.event_time) AS day, l.event_id, l.payload_digest,',
     "  MAX(IF(l.status = 'skipped', 1, 0)) AS skipped,",
@@ -91,6 +132,7 @@ function fatesSql(ref: (name: string) => string): string {
     "  MAX(IF(l.status = 'dead_lettered', 1, 0)) AS dead_lettered",
     `FROM ${ref('deliveries')} AS l`,
     `JOIN ${ref('events_dedup')} AS e ON e.event_id = l.event_id AND e.payload_digest = l.payload_digest`,
+    ...(b ? [`WHERE ${b.deliveries('l.')} AND ${b.events('e.')}`] : []),
     'GROUP BY l.destination, DATE(e.event_time), l.event_id, l.payload_digest',
   ].join('\n');
 }
@@ -98,20 +140,14 @@ function fatesSql(ref: (name: string) => string): string {
 const c = (name: string, type: ColumnPlan['type'], description: string): ColumnPlan =>
   col(name, type, description);
 
-/** A destination's platform's own join, when the platform has one (plan.ts reads the platform's). */
-export type CountsJoinOf = (d: Readonly<Destination>) => CountsJoin | undefined;
-
 /**
  * The destinations whose count the view joins itself (GA4's BigQuery export, linked in the
- * destination's config): per day, `counted` of the destination's sent events, and its source.
- * Their `platform_counts` rows, if any, give way to it.
+ * destination's config): per day, `counted` of the destination's sent events (of `fates`), and its
+ * source. Their `platform_counts` rows, if any, give way to it.
  */
-function joinedCounts(
-  settings: Readonly<Settings>,
-  joinOf: CountsJoinOf,
-): { ids: string[]; sql: string | undefined } {
+function joinedCounts(settings: ReconciliationSettings): { ids: string[]; sql: string | undefined } {
   const joined = (settings.destinations ?? []).flatMap((d) => {
-    const join = joinOf(d);
+    const join = PLATFORM_FACTS[d.type].countsJoin;
     return join?.linked(d) ? [{ d, join }] : [];
   });
   if (joined.length === 0) return { ids: [], sql: undefined };
@@ -122,23 +158,23 @@ function joinedCounts(
   return { ids: joined.map(({ d }) => d.id), sql: branches.join('\nUNION ALL\n') };
 }
 
-/**
- * The two views; `ref` quotes a table of the events dataset, `joinOf` gives a destination's
- * platform's own join (none: every count comes from `platform_counts`).
- */
-export function reconciliationViews(
-  settings: Readonly<Settings>,
+/** `reconciliation`'s SELECT: every partition (the view), or the range's (`b`). */
+function reconciliationSelect(
+  settings: ReconciliationSettings,
   ref: (name: string) => string,
-  joinOf: CountsJoinOf = () => undefined,
-): ViewPlan[] {
-  const joined = joinedCounts(settings, joinOf);
+  b?: Bounds,
+): string {
+  const where = (filter: string | undefined) => (filter ? ` WHERE ${filter}` : '');
+  const joined = joinedCounts(settings);
   const apiOnly =
-    joined.ids.length > 0 ? ` WHERE destination NOT IN (${joined.ids.map(quote).join(', ')})` : '';
-  const reconciliation = [
+    joined.ids.length > 0 ? `destination NOT IN (${joined.ids.map(quote).join(', ')})` : undefined;
+  const countsWhere = [b?.counts, apiOnly].filter((f) => f !== undefined).join(' AND ');
+  return [
     `WITH destinations AS (\n  ${destinationRows(settings)}\n),`,
-    `since AS (SELECT destination, MIN(DATE(recorded_at)) AS first_day FROM ${ref('deliveries')} GROUP BY destination),`,
-    `stored AS (SELECT DATE(event_time) AS day, COUNT(*) AS stored FROM ${ref('events_dedup')} GROUP BY DATE(event_time)),`,
-    `fates AS (\n${fatesSql(ref)}\n),`,
+    // In the range form, a destination live before the range has ledger rows from its start on.
+    `since AS (SELECT destination, MIN(DATE(recorded_at)) AS first_day FROM ${ref('deliveries')}${where(b?.deliveries(''))} GROUP BY destination),`,
+    `stored AS (SELECT DATE(event_time) AS day, COUNT(*) AS stored FROM ${ref('events_dedup')}${where(b?.events(''))} GROUP BY DATE(event_time)),`,
+    `fates AS (\n${fatesSql(ref, b)}\n),`,
     ...(joined.sql ? [`joined AS (\n${joined.sql}\n),`] : []),
     'fate AS (',
     '  SELECT destination, day, SUM(skipped) AS skipped,',
@@ -153,7 +189,7 @@ export function reconciliationViews(
     '  SELECT destination, day, SUM(counted) AS counted, MAX(source) AS source FROM (',
     '    SELECT destination, day, event_name, counted, source,',
     '      ROW_NUMBER() OVER (PARTITION BY destination, day, event_name ORDER BY reported_at DESC) AS newest',
-    `    FROM ${ref(PLATFORM_COUNTS_TABLE)}${apiOnly}`,
+    `    FROM ${ref(PLATFORM_COUNTS_TABLE)}${where(countsWhere || undefined)}`,
     '  ) WHERE newest = 1 GROUP BY destination, day',
     ...(joined.sql
       ? ['  UNION ALL SELECT destination, day, counted, source FROM joined WHERE counted IS NOT NULL']
@@ -177,9 +213,12 @@ export function reconciliationViews(
     '  LEFT JOIN counts AS k ON k.destination = d.destination AND k.day = s.day',
     ') AS r',
   ].join('\n');
+}
 
-  const gaps = [
-    `WITH fates AS (\n${fatesSql(ref)}\n)`,
+/** `reconciliation_gaps`'s SELECT: every partition (the view), or the range's (`b`). */
+function gapsSelect(ref: (name: string) => string, b?: Bounds): string {
+  return [
+    `WITH fates AS (\n${fatesSql(ref, b)}\n)`,
     'SELECT DATE(e.event_time) AS day, l.destination,',
     "  CASE WHEN l.status = 'skipped' THEN 'skipped'",
     `    WHEN l.status = 'rejected' AND STARTS_WITH(IFNULL(l.reason, ''), '${DIAGNOSIS_PREFIX}') THEN 'refused_later'`,
@@ -189,11 +228,32 @@ export function reconciliationViews(
     `FROM ${ref('deliveries')} AS l`,
     `JOIN ${ref('events_dedup')} AS e ON e.event_id = l.event_id AND e.payload_digest = l.payload_digest`,
     'JOIN fates AS f ON f.destination = l.destination AND f.event_id = l.event_id AND f.payload_digest = l.payload_digest',
-    "WHERE l.status = 'skipped'",
+    "WHERE (l.status = 'skipped'",
     "  OR (l.status = 'rejected')",
-    "  OR (l.status IN ('failed', 'dead_lettered') AND f.delivered = 0 AND f.rejected = 0)",
+    "  OR (l.status IN ('failed', 'dead_lettered') AND f.delivered = 0 AND f.rejected = 0))",
+    ...(b ? [`  AND ${b.deliveries('l.')} AND ${b.events('e.')}`] : []),
     'GROUP BY DATE(e.event_time), l.destination, stage, reason',
   ].join('\n');
+}
+
+/**
+ * The range form of the two views (the studio's destination page, `eventbus reconcile`): the
+ * same rows as the views for the days from `@<from>` to `@<to>`, reading only those days'
+ * partitions (and the ledger's from then on).
+ */
+export function reconciliationRangeSql(
+  settings: ReconciliationSettings,
+  ref: (name: string) => string,
+  params: RangeParams,
+): { readonly days: string; readonly gaps: string } {
+  const b = boundsOf(settings, params);
+  return { days: reconciliationSelect(settings, ref, b), gaps: gapsSelect(ref, b) };
+}
+
+/** The two views; `ref` quotes a table of the events dataset. */
+export function reconciliationViews(settings: Readonly<Settings>, ref: (name: string) => string): ViewPlan[] {
+  const reconciliation = reconciliationSelect(settings, ref);
+  const gaps = gapsSelect(ref);
 
   return [
     {

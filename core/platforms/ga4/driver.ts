@@ -6,7 +6,7 @@
 import type { MappedEvent } from '../../linkage/engine.ts';
 import type { DriverContext, OutboundRequest } from '../driver.ts';
 import { baseUrl, configText } from '../prepare.ts';
-import { COUNTS_EXPORT_CONFIG, EXPORT_EVENT_PARAM } from './counts.ts';
+import { COUNTS_EXPORT_CONFIG, EXPORT_EVENT_PARAM } from './facts.ts';
 
 export const GA4_BASE_URL = 'https://www.google-analytics.com';
 

@@ -8,16 +8,10 @@
 import { COUNTS_CONFIG } from '../counts.ts';
 import { definePlatform, type Platform } from '../platform.ts';
 import { ga4ConsentSignals } from './consent.ts';
-import {
-  COUNTS_EXPORT_CONFIG,
-  COUNTS_PROPERTY_CONFIG,
-  EXPORT_DATASET,
-  GA4_COUNTS,
-  GA4_EXPORT_JOIN,
-} from './counts.ts';
+import { COUNTS_PROPERTY_CONFIG, GA4_COUNTS } from './counts.ts';
 import { ga4Body, ga4Request } from './driver.ts';
 import { GA4_ERASURE } from './erasure.ts';
-import { GA4_FACTS } from './facts.ts';
+import { COUNTS_EXPORT_CONFIG, EXPORT_DATASET, GA4_FACTS } from './facts.ts';
 import { GA4_MAPPING } from './mapping.ts';
 import { GA4_RESPONSES } from './responses.ts';
 import { GA4_STANDARD_EVENTS } from './standard-events.ts';
@@ -65,7 +59,6 @@ export const GA4_PLATFORM: Platform = definePlatform({
   responses: GA4_RESPONSES,
   erasure: GA4_ERASURE,
   countReads: GA4_COUNTS,
-  countsJoin: GA4_EXPORT_JOIN,
   // GA4 refuses a web stream's event without client_id: say so in the ledger, never invent one.
   identity: {
     anyOf: ['anonymous_id', 'user_id'],

@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { countOf, countsEnabled, sumByName } from '../../../core/platforms/counts.ts';
-import { GA4_COUNTS, GA4_EXPORT_JOIN } from '../../../core/platforms/ga4/counts.ts';
+import { GA4_COUNTS } from '../../../core/platforms/ga4/counts.ts';
+import { GA4_EXPORT_JOIN } from '../../../core/platforms/ga4/facts.ts';
 import { ga4MpDriver } from '../../../core/platforms/ga4/index.ts';
 import { META_COUNTS } from '../../../core/platforms/meta/counts.ts';
 import { PLATFORM_LIST } from '../../../core/platforms/platforms.ts';
