@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BigQuery } from '@google-cloud/bigquery';
 import { plan } from '../../core/plan.ts';
+import { reconciliationRangeSql } from '../../core/warehouse/reconciliation.ts';
 import { type BigQueryEmulator, startBigQueryEmulator } from '../../emulators/bigquery/server.ts';
 import { emulatorBigQuery, provision } from '../../local/provision.ts';
 import { dayEvent, dayLedgerRow } from '../support/reconciliation-fixture.ts';
@@ -146,6 +147,21 @@ describe('reconciliation: GA4’s BigQuery export counted per event', function (
         // The export has no table of this day yet: not counted, rather than 0.
         [later, 1, 1, 1, null, null],
       ],
+    );
+  });
+
+  it('the range form the studio and `eventbus reconcile` run counts the same', async () => {
+    const sql = reconciliationRangeSql(settings, (name) => `${p.dataset}.${name}`, {
+      from: 'from',
+      to: 'to',
+    });
+    const [rows] = await bigquery.query({
+      query: `SELECT counted, counted_source FROM (${sql.days}) WHERE destination = 'ga4'`,
+      params: { from: day, to: day },
+    });
+    assert.deepEqual(
+      rows.map((r: Record<string, unknown>) => [Number(r['counted']), r['counted_source']]),
+      [[7, 'ga4_bigquery_export']],
     );
   });
 
