@@ -29,7 +29,7 @@ export interface DeliverableResults {
     readonly slug: string;
     /** The ordinary events delivered (of those its subscriptions take). */
     readonly events: readonly string[];
-    /** Its actions Segment batches by default, when it has any. */
+    /** The events of those it delivered that an action Segment batches by default takes, when any. */
     readonly batched?: readonly string[];
   }[];
   readonly not_delivered: readonly {

@@ -25,7 +25,7 @@ import {
 } from '../../scripts/docs-deliverable.ts';
 import {
   audienceOnly,
-  batchedActions,
+  batchedKinds,
   ORDINARY,
   ordinaryEvent,
   setUp,
@@ -87,7 +87,7 @@ describe('segment_action: every verified destination delivers the ordinary event
       deliverable: verdicts
         .filter((v) => v.delivered.length > 0)
         .map((v) => {
-          const batched = batchedActions(VERIFIED.find((x) => x.slug === v.slug) as Verified);
+          const batched = batchedKinds(VERIFIED.find((x) => x.slug === v.slug) as Verified, v.delivered);
           return {
             slug: v.slug,
             events: v.delivered,

@@ -17,7 +17,9 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { StoredEvent } from '../../core/event.ts';
 import type { CatalogSetting } from '../../core/platforms/segment-action/catalog.ts';
+import { compileFql } from '../../core/platforms/segment-action/fql.ts';
 import { OAUTH_ROLES } from '../../core/platforms/segment-action/oauth.ts';
+import { segmentEventOf } from '../../core/platforms/segment-action/segment-event.ts';
 import type { DefaultSubscriptions } from '../../core/platforms/segment-action/subscription.ts';
 import type { Destination } from '../../schemas/settings.ts';
 import { REPO } from './local-start.ts';
@@ -107,15 +109,25 @@ export function audienceOnly(v: Verified): boolean {
 }
 
 /**
- * The actions a destination set up as `setUp` does runs (its presets' or its verified ones) that
- * Segment sends in batches by default: a `performBatch`, and `enable_batching` true by default.
+ * The ordinary events (of `kinds`) that a run Segment sends in batches by default takes: a run of
+ * the destination as `setUp` sets it up (its presets, else its verified actions under their
+ * default subscriptions) whose action has a `performBatch` and `enable_batching` true by default.
  */
-export function batchedActions(v: Verified): string[] {
+export function batchedKinds(v: Verified, kinds: readonly string[]): string[] {
   const definition = definitionOf(v.slug);
-  const runs = runsPresets(v.slug) ? (SUBSCRIPTIONS[v.slug]?.presets ?? []).map((p) => p.action) : v.actions;
-  return [...new Set(runs)].filter((name) => {
-    const action = definition.actions[name];
-    return typeof action?.performBatch === 'function' && action.fields['enable_batching']?.default === true;
+  const table = SUBSCRIPTIONS[v.slug];
+  const runs = runsPresets(v.slug)
+    ? (table?.presets ?? []).map((p) => ({ action: p.action, subscribe: p.subscribe }))
+    : v.actions.map((action) => ({ action, subscribe: table?.defaults[action] ?? undefined }));
+  const batching = runs.filter(({ action }) => {
+    const a = definition.actions[action];
+    return typeof a?.performBatch === 'function' && a.fields['enable_batching']?.default === true;
+  });
+  return kinds.filter((kind) => {
+    const ordinary = ORDINARY.find((o) => o.kind === kind);
+    if (ordinary === undefined) return false;
+    const event = segmentEventOf(ordinaryEvent(ordinary, 'b-1', new Date(0)));
+    return batching.some((r) => r.subscribe !== undefined && compileFql(r.subscribe).takes(event));
   });
 }
 
