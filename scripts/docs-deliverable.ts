@@ -14,6 +14,8 @@ export const DELIVERABLE_DATA = 'docs/data/catalog-deliverable.json';
 export const NOT_DELIVERED = {
   audience:
     "an audience destination (Engage): its actions take only the audience events Segment's audience computation sends (`context.personas`), never a site's event",
+  'needs-mapping':
+    'every verified action needs a mapping or a `when` before the settings check takes it (a field with no default, such as Klaviyo trackEvent’s `profile`): nothing to set up without writing one',
   'not-taken':
     "takes none of the ordinary events: its actions have no default subscription (or one for events a site does not send), so an action's `when` must say which events go",
   'refused-before-sending':

@@ -16,6 +16,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { segmentActionDriver } from '../../adapters/segment-actions/driver.ts';
+import { segmentActionProblems } from '../../core/platforms/segment-action/check.ts';
 import { segmentActionTakes } from '../../core/platforms/segment-action/subscription.ts';
 import {
   DELIVERABLE_DATA,
@@ -28,6 +29,7 @@ import {
   batchedKinds,
   ORDINARY,
   ordinaryEvent,
+  saved,
   setUp,
   VERIFIED,
   type Verified,
@@ -45,11 +47,15 @@ interface Verdict {
   /** Whether any taken event made a request; the first reason an event was not delivered. */
   readonly sent: boolean;
   readonly firstReason?: string;
+  /** Set up as a user would (setUp): whether any action needs no mapping; which events batch. */
+  readonly usable: boolean;
+  readonly batched: string[];
 }
 
 /** Why a destination delivers none of the ordinary events, from what the run observed. */
-function groupOf(v: Verified, verdict: Verdict): NotDelivered {
+function groupOf(v: Verified, verdict: Verdict, usable: boolean): NotDelivered {
   if (audienceOnly(v)) return 'audience';
+  if (!usable) return 'needs-mapping';
   if (verdict.taken.length === 0) return 'not-taken';
   return verdict.sent ? 'answer' : 'refused-before-sending';
 }
@@ -66,8 +72,11 @@ describe('segment_action: every verified destination delivers the ordinary event
     const perform = driver.perform as NonNullable<typeof driver.perform>;
     const verdicts = await Promise.all(
       VERIFIED.map(async (v): Promise<Verdict> => {
-        const { destination, secrets } = setUp(v, stand.base);
-        const verdict: Verdict = { slug: v.slug, taken: [], delivered: [], sent: false };
+        const { destination, secrets, usable } = setUp(v, stand.base);
+        // What a user saves must pass the settings check, connection included.
+        const settings = saved(destination, secrets);
+        assert.deepEqual(segmentActionProblems(settings.destination, v.slug, settings.connections), []);
+        const verdict: Verdict = { slug: v.slug, taken: [], delivered: [], sent: false, usable, batched: [] };
         const reasons: string[] = [];
         for (const kind of ORDINARY) {
           const event = ordinaryEvent(kind, `d-${v.slug}-${kind.kind}`, NOW);
@@ -79,6 +88,7 @@ describe('segment_action: every verified destination delivers the ordinary event
           if (performed.outcome.status === 'delivered') verdict.delivered.push(kind.kind);
           else reasons.push(`${kind.kind}: ${performed.outcome.reason}`);
         }
+        verdict.batched.push(...batchedKinds(destination, verdict.delivered));
         return reasons[0] === undefined ? verdict : { ...verdict, firstReason: reasons[0].slice(0, 240) };
       }),
     );
@@ -86,19 +96,16 @@ describe('segment_action: every verified destination delivers the ordinary event
       verified: VERIFIED.length,
       deliverable: verdicts
         .filter((v) => v.delivered.length > 0)
-        .map((v) => {
-          const batched = batchedKinds(VERIFIED.find((x) => x.slug === v.slug) as Verified, v.delivered);
-          return {
-            slug: v.slug,
-            events: v.delivered,
-            ...(batched.length > 0 ? { batched } : {}),
-          };
-        }),
+        .map((v) => ({
+          slug: v.slug,
+          events: v.delivered,
+          ...(v.batched.length > 0 ? { batched: v.batched } : {}),
+        })),
       not_delivered: verdicts
         .filter((v) => v.delivered.length === 0)
         .map((v) => ({
           slug: v.slug,
-          why: groupOf(VERIFIED.find((x) => x.slug === v.slug) as Verified, v),
+          why: groupOf(VERIFIED.find((x) => x.slug === v.slug) as Verified, v, v.usable),
           ...(v.firstReason ? { example: v.firstReason } : {}),
         })),
     };

@@ -5,7 +5,8 @@
  * user sets it up without writing a mapping, and the fixed set of ordinary events a site sends.
  *
  * - Its presets when Segment's app enables some for it (the automatic ones the runtime runs), else
- *   its verified actions under their default subscriptions.
+ *   those of its verified actions the settings check takes as they are (no mapping, no `when`),
+ *   under their default subscriptions.
  * - Each required setting a stand-in shaped as the destination's schema asks: its default, its
  *   first choice, a UUID where the format is uuid, an https URL where it is a URI, else a word.
  * - An OAuth access token, Google Ads' developer token.
@@ -17,11 +18,12 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { StoredEvent } from '../../core/event.ts';
 import type { CatalogSetting } from '../../core/platforms/segment-action/catalog.ts';
+import { segmentActionProblems } from '../../core/platforms/segment-action/check.ts';
 import { compileFql } from '../../core/platforms/segment-action/fql.ts';
 import { OAUTH_ROLES } from '../../core/platforms/segment-action/oauth.ts';
 import { segmentEventOf } from '../../core/platforms/segment-action/segment-event.ts';
 import type { DefaultSubscriptions } from '../../core/platforms/segment-action/subscription.ts';
-import type { Destination } from '../../schemas/settings.ts';
+import type { Connection, Destination } from '../../schemas/settings.ts';
 import { REPO } from './local-start.ts';
 
 export interface Verified {
@@ -33,6 +35,8 @@ interface Entry {
   readonly slug: string;
   readonly auth: string;
   readonly authFields?: readonly CatalogSetting[];
+  /** One of each rule's settings must be given (GA4: a Measurement ID or a Firebase App ID). */
+  readonly settingRules?: readonly { readonly anyOf: readonly string[] }[];
 }
 /** What is read of a Segment destination's definition (its module in @segment/action-destinations). */
 interface Definition {
@@ -110,15 +114,20 @@ export function audienceOnly(v: Verified): boolean {
 
 /**
  * The ordinary events (of `kinds`) that a run Segment sends in batches by default takes: a run of
- * the destination as `setUp` sets it up (its presets, else its verified actions under their
- * default subscriptions) whose action has a `performBatch` and `enable_batching` true by default.
+ * the destination as `setUp` sets it up (its presets, else its actions under their default
+ * subscriptions) whose action has a `performBatch` and `enable_batching` true by default.
  */
-export function batchedKinds(v: Verified, kinds: readonly string[]): string[] {
-  const definition = definitionOf(v.slug);
-  const table = SUBSCRIPTIONS[v.slug];
-  const runs = runsPresets(v.slug)
-    ? (table?.presets ?? []).map((p) => ({ action: p.action, subscribe: p.subscribe }))
-    : v.actions.map((action) => ({ action, subscribe: table?.defaults[action] ?? undefined }));
+export function batchedKinds(destination: Destination, kinds: readonly string[]): string[] {
+  const slug = destination.destination ?? '';
+  const definition = definitionOf(slug);
+  const table = SUBSCRIPTIONS[slug];
+  const runs =
+    destination.actions === undefined
+      ? (table?.presets ?? []).map((p) => ({ action: p.action, subscribe: p.subscribe }))
+      : destination.actions.map(({ action }) => ({
+          action,
+          subscribe: table?.defaults[action] ?? undefined,
+        }));
   const batching = runs.filter(({ action }) => {
     const a = definition.actions[action];
     return typeof a?.performBatch === 'function' && a.fields['enable_batching']?.default === true;
@@ -148,34 +157,51 @@ export function standInValue(f: CatalogSetting, format: string | undefined): str
   return `standin-${f.key}`;
 }
 
-/** The destination as a user sets it up without a mapping, and its settings' secret values (by settings key). */
+/**
+ * The destination as a user sets it up without a mapping, and its settings' secret values (by
+ * settings key; an OAuth connection's by role, `oauth_<role>`). Without presets, the verified
+ * actions the settings check takes without a mapping or a `when` (its default subscription and
+ * the field defaults give what it needs); `usable` says whether any is left.
+ */
 export function setUp(
   v: Verified,
   base: string,
-): { destination: Destination; secrets: Record<string, string> } {
+): { destination: Destination; secrets: Record<string, string>; usable: boolean } {
   const entry = CATALOG.get(v.slug);
   const formats = definitionOf(v.slug).authentication?.fields ?? {};
   const config: Record<string, unknown> = {};
   const secrets: Record<string, string> = {};
+  // The first setting of each "one of these" rule counts as required (the web stream's, for GA4).
+  const ruled = new Set((entry?.settingRules ?? []).flatMap((r) => r.anyOf.slice(0, 1)));
   for (const f of entry?.authFields ?? []) {
-    if (!f.required) continue;
+    if (!f.required && !ruled.has(f.key)) continue;
     const value = standInValue(f, formats[f.key]?.format);
     if (f.type === 'password' || f.secret) secrets[f.key] = String(value);
     else config[f.key] = value;
   }
-  if (entry?.auth === 'oauth2' || entry?.auth === 'oauth-managed')
-    secrets[OAUTH_ROLES.access_token] = 'standin-token';
+  const oauth = entry?.auth === 'oauth2' || entry?.auth === 'oauth-managed';
+  if (oauth)
+    for (const role of Object.values(OAUTH_ROLES)) secrets[role] = `standin-${role.replace('oauth_', '')}`;
   if (v.slug === 'google-enhanced-conversions') secrets['developer_token'] = 'standin-developer-token';
+  const base_ = {
+    id: v.slug,
+    type: 'segment_action',
+    destination: v.slug,
+    base_url: base,
+    config,
+  } as Destination;
+  if (runsPresets(v.slug)) return { destination: base_, secrets, usable: true };
+  // What the settings check asks of each action alone (a connection is judged by the environment).
+  const named = { ...base_, secrets: Object.fromEntries(Object.keys(secrets).map((k) => [k, 'NAME'])) };
+  const actions = v.actions.filter((action) =>
+    segmentActionProblems({ ...named, actions: [{ action }] }).every(
+      (p) => !p.startsWith('destination.actions['),
+    ),
+  );
   return {
-    destination: {
-      id: v.slug,
-      type: 'segment_action',
-      destination: v.slug,
-      base_url: base,
-      config,
-      ...(runsPresets(v.slug) ? {} : { actions: v.actions.map((action) => ({ action })) }),
-    } as Destination,
+    destination: { ...base_, actions: actions.map((action) => ({ action })) } as Destination,
     secrets,
+    usable: actions.length > 0,
   };
 }
 
@@ -187,7 +213,7 @@ export const PERSON = {
   user_id: 'u-1',
   anonymous_id: 'a-1',
   user: { email: 'jane@example.com', phone: '+14155552671', first_name: 'Jane', last_name: 'Doe' },
-  consent: { analytics: 'granted', ads: 'granted', marketing: 'granted' },
+  consent: { analytics: 'granted', ads: 'granted' },
   page: {
     url: 'https://shop.example.com/mugs/blue',
     title: 'Blue mug',
@@ -244,4 +270,41 @@ export function ordinaryEvent(kind: (typeof ORDINARY)[number], eventId: string, 
     ...structuredClone(PERSON),
     event_data: structuredClone(kind.event_data),
   } as unknown as StoredEvent;
+}
+
+/** A settings key's secret name in an environment (`DLV_<SLUG>_<KEY>`). */
+export const secretName = (slug: string, key: string): string =>
+  `DLV_${slug}_${key}`.toUpperCase().replace(/[^A-Z0-9_]/g, '_');
+
+/**
+ * The destination as its settings say it (ids start with a letter: `d-<slug>`): secrets by
+ * name, an OAuth destination's credentials on its own `oauth2` connection (`c-<slug>`), as
+ * `eventbus connect` writes one; and each secret name's value.
+ */
+export function saved(
+  destination: Destination,
+  secrets: Readonly<Record<string, string>>,
+): { destination: Destination; connections: Connection[]; values: Map<string, string> } {
+  const slug = destination.destination ?? '';
+  const values = new Map<string, string>();
+  const named: Record<string, string> = {};
+  const roles: Record<string, string> = {};
+  const oauthRoles = new Set<string>(Object.values(OAUTH_ROLES));
+  for (const [key, value] of Object.entries(secrets)) {
+    const name = secretName(slug, key);
+    values.set(name, value);
+    if (oauthRoles.has(key)) roles[key.replace(/^oauth_/, '')] = name;
+    else named[key] = name;
+  }
+  const connection = Object.keys(roles).length > 0 ? `c-${slug}` : undefined;
+  return {
+    destination: {
+      ...destination,
+      id: `d-${slug}`,
+      ...(Object.keys(named).length > 0 ? { secrets: named } : {}),
+      ...(connection ? { connection } : {}),
+    } as Destination,
+    connections: connection ? [{ id: connection, type: 'oauth2', secrets: roles } as Connection] : [],
+    values,
+  };
 }
