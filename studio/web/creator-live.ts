@@ -8,6 +8,7 @@
 import type { Draft } from '../../core/samples/draft.ts';
 import { $, admin, el, refusal, rowsTable } from './common.ts';
 import { authKind, curlFor, endpointUrl, senderHint, signable } from './creator-auth.ts';
+import { sampleHeaders } from './creator-headers.ts';
 
 /**
  * What is saved: the definition and its translator, or for a catalogue target the translator
@@ -119,6 +120,7 @@ async function sendSamples(): Promise<void> {
     token: state.token,
     contentType: live.contentType,
     text: live.text,
+    headers: sampleHeaders(),
   });
   if (sent.status !== 200) status.replaceChildren(...refusal(sent.status, sent.json));
   else await followArrivals(live, sent.json as GatewayAnswer, status, since);
@@ -147,6 +149,7 @@ async function sendSigned(wrong: boolean): Promise<void> {
     secret,
     contentType: live.contentType,
     text: live.text,
+    headers: sampleHeaders(),
   });
   if (sent.status !== 200) {
     status.replaceChildren(...refusal(sent.status, sent.json));
