@@ -161,15 +161,19 @@ export interface EgressTarget {
   readonly allowListed: boolean;
 }
 
-/** The configured exceptions: origins such as `http://127.0.0.1:8099` (normalized by the URL parser). */
-export type AllowList = ReadonlySet<string>;
+/**
+ * The configured exceptions: origins such as `http://127.0.0.1:8099` (normalized by the URL
+ * parser), and the setting they came from, which a refusal names as the way out.
+ */
+export type AllowList = ReadonlySet<string> & { readonly setting?: string };
 
 /**
  * Reads an allow-list as configuration gives it: origins separated by commas or spaces. Throws
  * on an entry that is not an http(s) origin (a path, a wildcard), so a typo is seen at start.
  */
-export function parseAllowList(text: string | undefined): AllowList {
-  const out = new Set<string>();
+export function parseAllowList(text: string | undefined, setting?: string): AllowList {
+  const out: Set<string> & { setting?: string } = new Set<string>();
+  if (setting !== undefined) out.setting = setting;
   for (const entry of (text ?? '').split(/[\s,]+/)) {
     if (entry === '') continue;
     let url: URL;
@@ -200,9 +204,9 @@ export function checkTarget(text: string, allow: AllowList): EgressTarget | { re
   if (allow.has(url.origin)) return { url, host, literal, allowListed: true };
   // Where before how: the reason names the metadata server, not only the scheme.
   const inside = insideReason(host, literal);
-  if (inside) return { refused: `${url.host} is ${inside}${allowHint(url, inside)}` };
+  if (inside) return { refused: `${url.host} is ${inside}${allowHint(url, allow, inside)}` };
   if (url.protocol !== 'https:')
-    return { refused: `${url.host} over http (only https is sent to)${allowHint(url)}` };
+    return { refused: `${url.host} over http (only https is sent to)${allowHint(url, allow)}` };
   return { url, host, literal, allowListed: false };
 }
 
@@ -215,17 +219,15 @@ function insideReason(host: string, literal: boolean): string | undefined {
   return name.endsWith('.internal') ? 'an internal name' : undefined;
 }
 
-/** The setting that lists the origins the gate sends to as they are (core/runtime-config.ts). */
-export const EGRESS_ALLOW_SETTING = 'EVENTBUS_EGRESS_ALLOW';
-
 /**
  * What a refused target's reason adds so the way out is named: the allow-list, and the origin to
  * put on it (a local stand-in, a test's capture server). Never for the metadata server, which no
  * configuration should open.
  */
-function allowHint(url: URL, why?: string): string {
+function allowHint(url: URL, allow: AllowList, why?: string): string {
   if (why === REFUSED_NAMES.get('metadata')) return '';
-  return ` and not on ${EGRESS_ALLOW_SETTING} (a stand-in of yours is reached once that list names ${url.origin})`;
+  const list = allow.setting ?? 'the egress allow-list';
+  return ` and not on ${list} (a stand-in of yours is reached once that list names ${url.origin})`;
 }
 
 /**

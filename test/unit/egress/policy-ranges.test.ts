@@ -197,7 +197,7 @@ describe('egress policy: URLs, names and the allow-list', () => {
   });
 
   const refusal = (url: string) => {
-    const t = checkTarget(url, new Set());
+    const t = checkTarget(url, parseAllowList('', 'EVENTBUS_EGRESS_ALLOW'));
     return 'refused' in t ? t.refused : undefined;
   };
 
