@@ -60,6 +60,13 @@ export interface TopicPlan {
   readonly kind: 'events' | 'deliveries' | 'dead_letter' | 'ticks' | 'runs' | 'actions' | 'poison';
   /** Events topics are what producers publish to (gateway and the native path). */
   readonly producers: boolean;
+  /** A deliveries topic of one destination (the per-destination topology); absent on the shared one. */
+  readonly destination?: string;
+  /**
+   * A deliveries topic nothing publishes to any more, kept while its subscriptions' backlog is
+   * delivered after a switch of topology (docs/deploy.md, "Deliveries topology").
+   */
+  readonly draining?: true;
 }
 
 export interface SubscriptionPlan {
@@ -84,6 +91,8 @@ export interface SubscriptionPlan {
   readonly messageRetentionDuration: string;
   /** The destination a forward subscription serves, or the events topic a store subscription reads. */
   readonly destination?: string;
+  /** A forward subscription of the topology switched from, kept until its backlog is delivered. */
+  readonly draining?: true;
 }
 
 export interface FunctionPlan {
@@ -107,7 +116,12 @@ export interface FunctionPlan {
 export interface DestinationPlan {
   readonly id: string;
   readonly type: Destination['type'];
+  /** The topic its delivery messages are published on (deliveriesTopicName). */
+  readonly topic: string;
+  /** The subscription that pushes them to its function. */
   readonly subscription: string;
+  /** After a switch of topology: the previous topology's subscription, kept until drained. */
+  readonly draining?: { readonly topic: string; readonly subscription: string };
   readonly deadLetterTopic: string;
   readonly consent: readonly string[];
   readonly secrets: readonly string[];
@@ -274,8 +288,40 @@ export const ACTIONS_TOPIC = 'actions';
 
 /** Name of the subscription that pushes an events topic to `store`. */
 export const storeSubscriptionName = (topic: string) => `${topic}-store`;
-/** Name of the subscription that pushes one destination's deliveries to `forward`. */
+/**
+ * Name of the subscription that pushes one destination's deliveries to `forward` in the shared
+ * topology, and the stem of the destination's dead-letter topic in either topology.
+ */
 export const forwardSubscriptionName = (destination: string) => `deliveries-${destination}`;
+/** The one topic every destination's filtered subscription reads in the shared topology. */
+export const SHARED_DELIVERIES_TOPIC = 'deliveries';
+/** What a per-destination topic's name starts with (`deliveries-<destination id>`). */
+export const DELIVERIES_TOPIC_PREFIX = `${SHARED_DELIVERIES_TOPIC}-`;
+/**
+ * How delivery messages reach the destinations (docs/delivery.md, "One topic per destination"):
+ * `per_destination`, a topic per destination with one push subscription each, so each message
+ * is billed by one subscription; `shared`, the one `deliveries` topic with a filtered
+ * subscription per destination, where Pub/Sub bills every message on every subscription.
+ */
+export type DeliveriesTopology = 'shared' | 'per_destination';
+/** The settings' topology; unset, a topic per destination (a deployed stack's is kept: core/deploy/topology-kept.ts). */
+export const deliveriesTopology = (settings: Readonly<Settings>): DeliveriesTopology =>
+  settings.deliveries_topology ?? 'per_destination';
+/** The topic that carries a destination's delivery messages: every publisher asks here. */
+export const deliveriesTopicName = (destination: string, topology: DeliveriesTopology): string =>
+  topology === 'shared' ? SHARED_DELIVERIES_TOPIC : `${DELIVERIES_TOPIC_PREFIX}${destination}`;
+/**
+ * The subscription that pushes a destination's deliveries to its function: in the shared
+ * topology the filtered `deliveries-<id>` on `deliveries`, otherwise `deliveries-<id>-push` on
+ * the destination's own topic (another name, so both exist while a switch drains the first).
+ */
+export const destinationSubscriptionName = (destination: string, topology: DeliveriesTopology): string =>
+  topology === 'shared'
+    ? forwardSubscriptionName(destination)
+    : `${forwardSubscriptionName(destination)}-push`;
+/** The topology a stack switches away from. */
+export const otherTopology = (topology: DeliveriesTopology): DeliveriesTopology =>
+  topology === 'shared' ? 'per_destination' : 'shared';
 /** Name of the dead-letter topic of a subscription. */
 export const deadLetterTopicName = (subscription: string) => `${subscription}-dead-letter`;
 /** Name of the pull subscription that keeps a dead-letter topic's backlog. */
@@ -343,18 +389,34 @@ export function warehousePlan(settings: Readonly<Settings>): { tables: TablePlan
   };
 }
 
+/** What the Pulumi program read from a deployed stack's state that plan() keeps (infra/program.ts). */
+export interface PlanOptions {
+  /**
+   * Destinations whose subscription of the other topology (deliveriesTopology) the stack still
+   * has: kept, with its topic, until `deliveries_drained` says its backlog is delivered
+   * (core/deploy/topology-kept.ts).
+   */
+  readonly draining?: readonly string[];
+}
+
 /** Turns validated settings into the environment's resources, as data. */
-export function plan(settings: Readonly<Settings>): Plan {
+export function plan(settings: Readonly<Settings>, options: PlanOptions = {}): Plan {
   const dataset = settings.dataset ?? 'events';
   const eventTopics = ['events', ...(settings.topics ?? [])];
   const destinations = (settings.destinations ?? []).filter((d) => d.enabled !== false);
   const topics: TopicPlan[] = [];
   const subscriptions: SubscriptionPlan[] = [];
 
-  const withDeadLetter = (sub: Omit<SubscriptionPlan, 'deadLetterPolicy'>, maxDeliveryAttempts: number) => {
-    const dlTopic = deadLetterTopicName(sub.name);
-    topics.push({ name: dlTopic, kind: 'dead_letter', producers: false });
+  // A dead-letter topic is named after its subscription, or after the destination (a
+  // destination's subscriptions of both topologies share one while a switch drains).
+  const withDeadLetter = (
+    sub: Omit<SubscriptionPlan, 'deadLetterPolicy'>,
+    maxDeliveryAttempts: number,
+    dlTopic = deadLetterTopicName(sub.name),
+  ) => {
     subscriptions.push({ ...sub, deadLetterPolicy: { deadLetterTopic: dlTopic, maxDeliveryAttempts } });
+    if (topics.some((t) => t.name === dlTopic)) return;
+    topics.push({ name: dlTopic, kind: 'dead_letter', producers: false });
     subscriptions.push({
       name: backlogSubscriptionName(dlTopic),
       topic: dlTopic,
@@ -424,37 +486,68 @@ export function plan(settings: Readonly<Settings>): Plan {
     },
   );
 
-  topics.push({ name: 'deliveries', kind: 'deliveries', producers: false });
+  const topology = deliveriesTopology(settings);
+  const draining = new Set(options.draining ?? []);
   const destinationPlans: DestinationPlan[] = [];
+  const deliveriesTopic = (id: string, t: DeliveriesTopology, drains: boolean) => {
+    const name = deliveriesTopicName(id, t);
+    if (topics.some((x) => x.name === name)) return name;
+    topics.push({
+      name,
+      kind: 'deliveries',
+      producers: false,
+      ...(t === 'per_destination' ? { destination: id } : {}),
+      ...(drains ? { draining: true as const } : {}),
+    });
+    return name;
+  };
+  // The shared topic stays declared whenever the shared topology is in use or draining, even
+  // with no destination, as every release before per-destination topics declared it.
+  if (topology === 'shared') deliveriesTopic('', 'shared', false);
   for (const d of destinations) {
-    const name = forwardSubscriptionName(d.id);
     // A catalogue destination's deliveries go to forward-catalog, which carries Segment's runtime.
     const pushedTo: FunctionName = isCatalogDestination(d) ? CATALOG_FUNCTION : 'forward';
     const maxDeliveryAttempts = d.retry?.max_attempts ?? DEFAULT_MAX_ATTEMPTS.forward;
     // The push must outlive the platform call: ack deadline covers the send timeout with room to spare.
     const ackDeadlineSeconds = Math.min(600, Math.max(30, Math.ceil((d.timeout_ms ?? 10000) / 1000) * 3));
-    withDeadLetter(
-      {
-        name,
-        topic: 'deliveries',
-        kind: 'forward',
-        push: { function: pushedTo },
-        filter: `attributes.destination = "${d.id}"`,
-        ackDeadlineSeconds,
-        retryPolicy: {
-          minimumBackoff: protoDuration(d.retry?.minimum_backoff ?? DEFAULT_BACKOFF.minimumBackoff),
-          maximumBackoff: protoDuration(d.retry?.maximum_backoff ?? DEFAULT_BACKOFF.maximumBackoff),
+    // Both topologies' subscriptions of a destination dead-letter to the same topic, so its
+    // backlog, ledger subscription and replays never depend on the topology.
+    const deadLetterTopic = deadLetterTopicName(forwardSubscriptionName(d.id));
+    const subscribe = (t: DeliveriesTopology, drains: boolean) => {
+      const name = destinationSubscriptionName(d.id, t);
+      const topic = deliveriesTopic(d.id, t, drains);
+      withDeadLetter(
+        {
+          name,
+          topic,
+          kind: 'forward',
+          push: { function: pushedTo },
+          // Only the shared topic carries every destination's messages.
+          ...(t === 'shared' ? { filter: `attributes.destination = "${d.id}"` } : {}),
+          ackDeadlineSeconds,
+          retryPolicy: {
+            minimumBackoff: protoDuration(d.retry?.minimum_backoff ?? DEFAULT_BACKOFF.minimumBackoff),
+            maximumBackoff: protoDuration(d.retry?.maximum_backoff ?? DEFAULT_BACKOFF.maximumBackoff),
+          },
+          messageRetentionDuration: DEFAULT_RETENTION,
+          destination: d.id,
+          ...(drains ? { draining: true as const } : {}),
         },
-        messageRetentionDuration: DEFAULT_RETENTION,
-        destination: d.id,
-      },
-      maxDeliveryAttempts,
-    );
+        maxDeliveryAttempts,
+        deadLetterTopic,
+      );
+      return { topic, subscription: name };
+    };
+    const live = subscribe(topology, false);
+    const previous = draining.has(d.id) ? subscribe(otherTopology(topology), true) : undefined;
+    const name = live.subscription;
     destinationPlans.push({
       id: d.id,
       type: d.type,
+      topic: live.topic,
       subscription: name,
-      deadLetterTopic: deadLetterTopicName(name),
+      ...(previous ? { draining: previous } : {}),
+      deadLetterTopic,
       consent: d.consent ?? DEFAULT_CONSENT[d.type],
       // A catalogue destination's OAuth connection's secrets are read by its deliveries too.
       secrets: Object.values(withOAuthConnection(d, settings.connections).secrets ?? {}),
@@ -747,6 +840,14 @@ export function plan(settings: Readonly<Settings>): Plan {
   });
 }
 
+/**
+ * The deliveries topics publishers use (store's fan-out, the scheduler's re-drives and replays):
+ * each destination's, or the shared one; never a topic kept only while it drains.
+ */
+export function publishedDeliveriesTopics(p: Pick<Plan, 'topics'>): string[] {
+  return p.topics.filter((t) => t.kind === 'deliveries' && !t.draining).map((t) => t.name);
+}
+
 /** The retry policy's minimum backoff in seconds (used by tests and the local supervisor). */
 export function minimumBackoffSeconds(sub: SubscriptionPlan): number {
   return sub.retryPolicy ? seconds(sub.retryPolicy.minimumBackoff) : 0;
@@ -770,6 +871,8 @@ function deepFreeze<T>(value: T): T {
 export function builtInNames(): {
   readonly internalTopics: readonly string[];
   readonly deadLetterSuffix: string;
+  /** Every destination's deliveries topic starts with it. */
+  readonly deliveriesPrefix: string;
   readonly warehouse: readonly string[];
 } {
   const p = plan({
@@ -777,12 +880,15 @@ export function builtInNames(): {
     project: 'reserved-names',
     region: 'europe-west1',
     experimental: { rules: true },
+    // The shared topic too, which stacks deployed before per-destination topics keep.
+    deliveries_topology: 'shared',
   } as Settings);
   return {
     internalTopics: p.topics
       .filter((t) => t.kind !== 'events' && t.kind !== 'dead_letter')
       .map((t) => t.name),
     deadLetterSuffix: deadLetterTopicName(''),
+    deliveriesPrefix: DELIVERIES_TOPIC_PREFIX,
     warehouse: [...p.tables, ...p.views, ...p.ops.tables].map((t) => t.name),
   };
 }

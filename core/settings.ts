@@ -43,6 +43,10 @@ const MAX_ACK_DEADLINE_SECONDS = 600;
 
 /** Topic names the environment uses itself; extra topics cannot take them. */
 export const RESERVED_TOPICS = Object.freeze(['events', 'deliveries', 'ticks', 'runs', 'actions', 'poison']);
+/** The prefix of the destinations' delivery topics (core/plan.ts, deliveriesTopicName). */
+const DELIVERIES_PREFIX = 'deliveries-';
+/** The suffixes core/plan.ts adds to names it derives from a destination id. */
+const CLASHING_SUFFIXES = ['-dead-letter', '-push'];
 
 export type LoadResult =
   | { readonly ok: true; readonly settings: Readonly<Settings> }
@@ -120,12 +124,27 @@ export function checkSettings(value: unknown): LoadResult {
       errors.push({ field: `topics[${i}]`, description: `"${t}" is created by every environment` });
     if (topics.indexOf(t) !== i)
       errors.push({ field: `topics[${i}]`, description: `duplicate topic "${t}"` });
+    if (t.startsWith(DELIVERIES_PREFIX))
+      errors.push({
+        field: `topics[${i}]`,
+        description: `"${t}" starts with "${DELIVERIES_PREFIX}", the prefix of the destinations' delivery topics`,
+      });
   });
   const ids = new Set<string>();
+  const allIds = new Set((settings.destinations ?? []).map((d) => d.id));
   (settings.destinations ?? []).forEach((d, i) => {
     if (ids.has(d.id))
       errors.push({ field: `destinations[${i}].id`, description: `duplicate destination id "${d.id}"` });
     ids.add(d.id);
+    // `deliveries-<id>` is a topic and `deliveries-<id>-push` a subscription (core/plan.ts): an id
+    // that is another's plus one of these suffixes would name that other's dead-letter topic or
+    // the other's subscription.
+    const clash = CLASHING_SUFFIXES.find((x) => d.id.endsWith(x) && allIds.has(d.id.slice(0, -x.length)));
+    if (clash)
+      errors.push({
+        field: `destinations[${i}].id`,
+        description: `"${d.id}" would share a Pub/Sub name with destination "${d.id.slice(0, -clash.length)}" (ids may not be another's plus "${clash}")`,
+      });
     const retry = d.retry ?? {};
     if (
       retry.minimum_backoff &&

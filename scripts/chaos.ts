@@ -38,10 +38,15 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BigQuery } from '@google-cloud/bigquery';
 import Stripe from 'stripe';
-import { createDeliveriesPublisher } from '../adapters/deliveries-publisher.ts';
+import { createDeliveriesPublisher, deliveriesRoute } from '../adapters/deliveries-publisher.ts';
 import { createLedgerBigQueryWriter, createLedgerWriter } from '../adapters/ledger-writer.ts';
 import { replayDestinationSlice } from '../cli/commands/replay-destination.ts';
-import { backlogSubscriptionName, deadLetterTopicName, forwardSubscriptionName } from '../core/plan.ts';
+import {
+  backlogSubscriptionName,
+  deadLetterTopicName,
+  deliveriesTopology,
+  forwardSubscriptionName,
+} from '../core/plan.ts';
 import { deliveredWithoutStoredRowSql } from '../core/warehouse/warehouse.ts';
 import { freePort } from '../local/ports.ts';
 import { emulatorPubSub } from '../local/provision.ts';
@@ -574,6 +579,7 @@ ${
     const settings = JSON.parse(readFileSync(join(dataDir, 'settings.json'), 'utf8')) as Settings;
     const publisher = createDeliveriesPublisher(
       emulatorPubSub('local-project', `127.0.0.1:${ports['pubsub']}`),
+      deliveriesRoute(deliveriesTopology(settings)),
     );
     const ledger = createLedgerWriter(createLedgerBigQueryWriter(bigquery, 'events'));
     try {
