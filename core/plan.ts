@@ -16,6 +16,7 @@ import {
   isCatalogDestination,
 } from './deploy/catalog-function.ts';
 import { type Billing, DEFAULT_PEAK_EVENTS_PER_SECOND, forwardSizing } from './deploy/cost.ts';
+import * as names from './deploy/deliveries-topology.ts';
 import { deployedServiceName } from './deploy/service-names.ts';
 import { type SiteMapPlan, siteMapPlan } from './deploy/site-url-map.ts';
 import { modelPlan } from './models/models.ts';
@@ -25,21 +26,9 @@ import { PLATFORMS } from './platforms/platforms.ts';
 import { DEFAULT_CONSENT } from './platforms/requirements.ts';
 import { OAUTH_CONNECTION, withOAuthConnection } from './platforms/segment-action/oauth.ts';
 import { protoDuration, seconds } from './settings.ts';
-import { platformDiagnosticsTable } from './warehouse/platform-diagnostics.ts';
-import { privacyAuditTables } from './warehouse/privacy-audit.ts';
+import { opsTablePlans } from './warehouse/ops-tables.ts';
 import { platformCountsTable, reconciliationViews } from './warehouse/reconciliation.ts';
-import { partitionExpiration } from './warehouse/retention.ts';
-import {
-  alertStateColumns,
-  baseWarehousePlan,
-  gatewayRefusalColumns,
-  OPS_TABLES,
-  syncFailedRowColumns,
-  syncRunColumns,
-  type TablePlan,
-  tableRef,
-  type ViewPlan,
-} from './warehouse/warehouse.ts';
+import { baseWarehousePlan, type TablePlan, tableRef, type ViewPlan } from './warehouse/warehouse.ts';
 
 export { deployedServiceName } from './deploy/service-names.ts';
 export type { TablePlan, ViewPlan } from './warehouse/warehouse.ts';
@@ -62,10 +51,7 @@ export interface TopicPlan {
   readonly producers: boolean;
   /** A deliveries topic of one destination (the per-destination topology); absent on the shared one. */
   readonly destination?: string;
-  /**
-   * A deliveries topic nothing publishes to any more, kept while its subscriptions' backlog is
-   * delivered after a switch of topology (docs/deploy.md, "Deliveries topology").
-   */
+  /** Kept after a switch of topology while its subscriptions' backlog drains; nothing publishes. */
   readonly draining?: true;
 }
 
@@ -288,40 +274,7 @@ export const ACTIONS_TOPIC = 'actions';
 
 /** Name of the subscription that pushes an events topic to `store`. */
 export const storeSubscriptionName = (topic: string) => `${topic}-store`;
-/**
- * Name of the subscription that pushes one destination's deliveries to `forward` in the shared
- * topology, and the stem of the destination's dead-letter topic in either topology.
- */
-export const forwardSubscriptionName = (destination: string) => `deliveries-${destination}`;
-/** The one topic every destination's filtered subscription reads in the shared topology. */
-export const SHARED_DELIVERIES_TOPIC = 'deliveries';
-/** What a per-destination topic's name starts with (`deliveries-<destination id>`). */
-export const DELIVERIES_TOPIC_PREFIX = `${SHARED_DELIVERIES_TOPIC}-`;
-/**
- * How delivery messages reach the destinations (docs/delivery.md, "One topic per destination"):
- * `per_destination`, a topic per destination with one push subscription each, so each message
- * is billed by one subscription; `shared`, the one `deliveries` topic with a filtered
- * subscription per destination, where Pub/Sub bills every message on every subscription.
- */
-export type DeliveriesTopology = 'shared' | 'per_destination';
-/** The settings' topology; unset, a topic per destination (a deployed stack's is kept: core/deploy/topology-kept.ts). */
-export const deliveriesTopology = (settings: Readonly<Settings>): DeliveriesTopology =>
-  settings.deliveries_topology ?? 'per_destination';
-/** The topic that carries a destination's delivery messages: every publisher asks here. */
-export const deliveriesTopicName = (destination: string, topology: DeliveriesTopology): string =>
-  topology === 'shared' ? SHARED_DELIVERIES_TOPIC : `${DELIVERIES_TOPIC_PREFIX}${destination}`;
-/**
- * The subscription that pushes a destination's deliveries to its function: in the shared
- * topology the filtered `deliveries-<id>` on `deliveries`, otherwise `deliveries-<id>-push` on
- * the destination's own topic (another name, so both exist while a switch drains the first).
- */
-export const destinationSubscriptionName = (destination: string, topology: DeliveriesTopology): string =>
-  topology === 'shared'
-    ? forwardSubscriptionName(destination)
-    : `${forwardSubscriptionName(destination)}-push`;
-/** The topology a stack switches away from. */
-export const otherTopology = (topology: DeliveriesTopology): DeliveriesTopology =>
-  topology === 'shared' ? 'per_destination' : 'shared';
+export * from './deploy/deliveries-topology.ts';
 /** Name of the dead-letter topic of a subscription. */
 export const deadLetterTopicName = (subscription: string) => `${subscription}-dead-letter`;
 /** Name of the pull subscription that keeps a dead-letter topic's backlog. */
@@ -486,11 +439,11 @@ export function plan(settings: Readonly<Settings>, options: PlanOptions = {}): P
     },
   );
 
-  const topology = deliveriesTopology(settings);
+  const topology = names.deliveriesTopology(settings);
   const draining = new Set(options.draining ?? []);
   const destinationPlans: DestinationPlan[] = [];
-  const deliveriesTopic = (id: string, t: DeliveriesTopology, drains: boolean) => {
-    const name = deliveriesTopicName(id, t);
+  const deliveriesTopic = (id: string, t: names.DeliveriesTopology, drains: boolean) => {
+    const name = names.deliveriesTopicName(id, t);
     if (topics.some((x) => x.name === name)) return name;
     topics.push({
       name,
@@ -512,9 +465,9 @@ export function plan(settings: Readonly<Settings>, options: PlanOptions = {}): P
     const ackDeadlineSeconds = Math.min(600, Math.max(30, Math.ceil((d.timeout_ms ?? 10000) / 1000) * 3));
     // Both topologies' subscriptions of a destination dead-letter to the same topic, so its
     // backlog, ledger subscription and replays never depend on the topology.
-    const deadLetterTopic = deadLetterTopicName(forwardSubscriptionName(d.id));
-    const subscribe = (t: DeliveriesTopology, drains: boolean) => {
-      const name = destinationSubscriptionName(d.id, t);
+    const deadLetterTopic = deadLetterTopicName(names.forwardSubscriptionName(d.id));
+    const subscribe = (t: names.DeliveriesTopology, drains: boolean) => {
+      const name = names.destinationSubscriptionName(d.id, t);
       const topic = deliveriesTopic(d.id, t, drains);
       withDeadLetter(
         {
@@ -539,7 +492,7 @@ export function plan(settings: Readonly<Settings>, options: PlanOptions = {}): P
       return { topic, subscription: name };
     };
     const live = subscribe(topology, false);
-    const previous = draining.has(d.id) ? subscribe(otherTopology(topology), true) : undefined;
+    const previous = draining.has(d.id) ? subscribe(names.otherTopology(topology), true) : undefined;
     const name = live.subscription;
     destinationPlans.push({
       id: d.id,
@@ -700,48 +653,7 @@ export function plan(settings: Readonly<Settings>, options: PlanOptions = {}): P
     views: warehouse.views,
     ops: {
       dataset: OPS_DATASET,
-      tables: [
-        {
-          name: OPS_TABLES.syncRuns,
-          description: 'Syncs (reverse ETL): one row per finished run',
-          columns: syncRunColumns(),
-          timePartitioning: { type: 'DAY', field: 'finished_at' },
-          clustering: ['sync'],
-        },
-        {
-          name: OPS_TABLES.syncFailedRows,
-          description: 'Syncs: rows a run could not send, with the reason (retried by the next run)',
-          columns: syncFailedRowColumns(),
-          timePartitioning: {
-            type: 'DAY',
-            field: 'failed_at',
-            ...partitionExpiration(settings, OPS_TABLES.syncFailedRows),
-          },
-          clustering: ['sync'],
-        },
-        {
-          name: OPS_TABLES.gatewayRefusals,
-          description:
-            'Live events: requests the gateway refused, sampled per instance (reason and who, never the body)',
-          columns: gatewayRefusalColumns(),
-          // Bounded storage whatever a flood does: rows are rate-limited and expire (docs/privacy.md#retention).
-          timePartitioning: {
-            type: 'DAY',
-            field: 'refused_at',
-            ...partitionExpiration(settings, OPS_TABLES.gatewayRefusals),
-          },
-          clustering: ['source', 'reason'],
-        },
-        {
-          name: OPS_TABLES.alertStates,
-          description: 'Alerts: one row per evaluation; the newest row of an alert is its incident state',
-          columns: alertStateColumns(),
-          timePartitioning: { type: 'DAY', field: 'recorded_at' },
-          clustering: ['alert'],
-        },
-        platformDiagnosticsTable(settings),
-        ...privacyAuditTables(),
-      ],
+      tables: opsTablePlans(settings),
     },
     buckets: [
       {
@@ -840,14 +752,6 @@ export function plan(settings: Readonly<Settings>, options: PlanOptions = {}): P
   });
 }
 
-/**
- * The deliveries topics publishers use (store's fan-out, the scheduler's re-drives and replays):
- * each destination's, or the shared one; never a topic kept only while it drains.
- */
-export function publishedDeliveriesTopics(p: Pick<Plan, 'topics'>): string[] {
-  return p.topics.filter((t) => t.kind === 'deliveries' && !t.draining).map((t) => t.name);
-}
-
 /** The retry policy's minimum backoff in seconds (used by tests and the local supervisor). */
 export function minimumBackoffSeconds(sub: SubscriptionPlan): number {
   return sub.retryPolicy ? seconds(sub.retryPolicy.minimumBackoff) : 0;
@@ -888,7 +792,7 @@ export function builtInNames(): {
       .filter((t) => t.kind !== 'events' && t.kind !== 'dead_letter')
       .map((t) => t.name),
     deadLetterSuffix: deadLetterTopicName(''),
-    deliveriesPrefix: DELIVERIES_TOPIC_PREFIX,
+    deliveriesPrefix: names.DELIVERIES_TOPIC_PREFIX,
     warehouse: [...p.tables, ...p.views, ...p.ops.tables].map((t) => t.name),
   };
 }

@@ -8,6 +8,11 @@ import { DURATION_PATTERN, Settings } from '../schemas/settings.ts';
 import { DOMAIN_PATTERN, ORIGIN_PATH_PATTERN, SITE_BACKEND_PATTERN } from '../schemas/settings-gateway.ts';
 import { SITE_HOST_PATTERN, SITE_URL_MAP_PATTERN } from '../schemas/site-url-map.ts';
 import { checkDestinationNeeds } from './decision/destination-checks.ts';
+import {
+  DELIVERIES_TOPIC_PREFIX,
+  destinationSubscriptionName,
+  forwardSubscriptionName,
+} from './deploy/deliveries-topology.ts';
 import { claimsLocationErrors } from './deploy/firestore-locations.ts';
 import { siteUrlMapRefusals } from './deploy/site-url-map.ts';
 import { checkStudioIap } from './deploy/studio-iap.ts';
@@ -43,10 +48,16 @@ const MAX_ACK_DEADLINE_SECONDS = 600;
 
 /** Topic names the environment uses itself; extra topics cannot take them. */
 export const RESERVED_TOPICS = Object.freeze(['events', 'deliveries', 'ticks', 'runs', 'actions', 'poison']);
-/** The prefix of the destinations' delivery topics (core/plan.ts, deliveriesTopicName). */
-const DELIVERIES_PREFIX = 'deliveries-';
-/** The suffixes core/plan.ts adds to names it derives from a destination id. */
-const CLASHING_SUFFIXES = ['-dead-letter', '-push'];
+/** The prefix of the destinations' delivery topics (deliveriesTopicName). */
+const DELIVERIES_PREFIX = DELIVERIES_TOPIC_PREFIX;
+/**
+ * The suffixes core/plan.ts adds to names it derives from a destination id: its dead-letter
+ * topic's, and its push subscription's on its own topic.
+ */
+const CLASHING_SUFFIXES = [
+  '-dead-letter',
+  destinationSubscriptionName('x', 'per_destination').slice(forwardSubscriptionName('x').length),
+];
 
 export type LoadResult =
   | { readonly ok: true; readonly settings: Readonly<Settings> }

@@ -10,13 +10,13 @@
  * unless they say shared. Pure: the state comes in as values.
  */
 import type { Settings } from '../../schemas/settings.ts';
+import type { StateResource } from './billing-kept.ts';
 import {
   type DeliveriesTopology,
   deliveriesTopicName,
   destinationSubscriptionName,
   otherTopology,
-} from '../plan.ts';
-import type { StateResource } from './billing-kept.ts';
+} from './deliveries-topology.ts';
 
 export const TOPIC_TYPE = 'gcp:pubsub/topic:Topic';
 export const SUBSCRIPTION_TYPE = 'gcp:pubsub/subscription:Subscription';
