@@ -7,7 +7,13 @@
  */
 import type { PubSub, Topic } from '@google-cloud/pubsub';
 import { DELIVERY_ATTRIBUTES, type DeliveryMessage } from '../core/delivery/message.ts';
-import { type DeliveriesTopology, deliveriesTopicName } from '../core/plan.ts';
+import {
+  type DeliveriesTopology,
+  deliveriesTopicName,
+  deliveriesTopology,
+  SHARED_DELIVERIES_TOPIC,
+} from '../core/plan.ts';
+import type { Settings } from '../schemas/settings.ts';
 import type { EventPublisher } from './publisher.ts';
 
 export interface DeliveriesPublisher {
@@ -30,6 +36,33 @@ export function deliveriesRoute(topology: DeliveriesTopology): TopicOf {
     return deliveriesTopicName(destination, topology);
   };
 }
+
+/**
+ * The topology an environment runs, for a caller that has only its settings file (the CLI): the
+ * settings' when they state one; unset, a topic per destination unless the environment has the
+ * shared `deliveries` topic and not the first destination's own, as a stack deployed before keeps
+ * it (core/deploy/topology-kept.ts reads the same from the stack's state). The deployed functions
+ * never ask: `pulumi up` states the kept topology in the settings they read.
+ */
+export async function runningTopology(
+  pubsub: PubSub,
+  settings: Readonly<Settings>,
+): Promise<DeliveriesTopology> {
+  if (settings.deliveries_topology) return settings.deliveries_topology;
+  const first = (settings.destinations ?? []).find((d) => d.enabled !== false);
+  if (!first) return 'per_destination';
+  const exists = (name: string) =>
+    pubsub
+      .topic(name)
+      .exists()
+      .then(([yes]) => yes);
+  if (await exists(deliveriesTopicName(first.id, 'per_destination'))) return 'per_destination';
+  return (await exists(SHARED_DELIVERIES_TOPIC)) ? 'shared' : 'per_destination';
+}
+
+/** The route of the topology the settings state (unset, a topic per destination). */
+export const settingsRoute = (settings: Readonly<Settings>): TopicOf =>
+  deliveriesRoute(deliveriesTopology(settings));
 
 /** Every message to one topic (the scheduler's run messages). */
 export const toTopic =

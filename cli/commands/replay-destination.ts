@@ -11,7 +11,11 @@ import {
   type DestinationReplayReport,
   replayDestinationDeadLetters,
 } from '../../adapters/dead-letter-replay.ts';
-import { createDeliveriesPublisher, deliveriesRoute } from '../../adapters/deliveries-publisher.ts';
+import {
+  createDeliveriesPublisher,
+  deliveriesRoute,
+  runningTopology,
+} from '../../adapters/deliveries-publisher.ts';
 import { createLedgerBigQueryWriter, createLedgerWriter } from '../../adapters/ledger-writer.ts';
 import {
   type DefinedEvent,
@@ -30,7 +34,6 @@ import type { DeliveryMessage } from '../../core/delivery/message.ts';
 import { sliceQuery, storedEventFromRow } from '../../core/delivery/replay.ts';
 import { sliceSender } from '../../core/delivery/slice-replay.ts';
 import type { StoredEvent } from '../../core/event.ts';
-import { deliveriesTopology } from '../../core/plan.ts';
 import { whereProblem } from '../../core/scheduler/replays.ts';
 import type { Destination, Settings } from '../../schemas/settings.ts';
 import { loadEnvironment, projectOf, pubsubClient, warehouseClient } from '../environment.ts';
@@ -196,7 +199,10 @@ export async function runDestinationReplay(
   const env = process.env;
   const project = projectOf(p, env);
   const pubsub = await pubsubClient(p, env, options.dataDir);
-  const publisher = createDeliveriesPublisher(pubsub, deliveriesRoute(deliveriesTopology(settings)));
+  const publisher = createDeliveriesPublisher(
+    pubsub,
+    deliveriesRoute(await runningTopology(pubsub, settings)),
+  );
   const bar = new SingleBar({
     format:
       ' {destination} | {bar} | {read} read | {republished} re-sent | {skipped} skipped | {failed} failed',

@@ -7,7 +7,7 @@
  * still fails and why. (Destination replays join this command.)
  */
 import type { Command } from 'commander';
-import { deliveriesTopology, type Plan } from '../../core/plan.ts';
+import type { Plan } from '../../core/plan.ts';
 import type { AlreadyStored, ClaimIdentity } from '../../core/store/copies.ts';
 import type { AfterStored, StoreConfig } from '../../core/store/store.ts';
 import type { RowWriter } from '../../core/warehouse/rows.ts';
@@ -197,7 +197,7 @@ export function register(program: Command): void {
       const [
         { SingleBar },
         { createWriteApiWriter },
-        { createDeliveriesPublisher, deliveriesRoute },
+        { createDeliveriesPublisher, deliveriesRoute, runningTopology },
         { createStoreFanOut },
         { storeConfig },
       ] = await Promise.all([
@@ -221,7 +221,10 @@ export function register(program: Command): void {
       const pubsub = await pubsubClient(p, process.env, options.dataDir);
       const source = await pubSubPullSource(pubsub, projectOf(p, process.env));
       // The store function's fan-out, on the same deliveries topics and ledger.
-      const publisher = createDeliveriesPublisher(pubsub, deliveriesRoute(deliveriesTopology(settings)));
+      const publisher = createDeliveriesPublisher(
+        pubsub,
+        deliveriesRoute(await runningTopology(pubsub, settings)),
+      );
       const afterStored = createStoreFanOut({
         settings,
         publish: (m) => publisher.publish(m),
