@@ -67,7 +67,7 @@ export function keptTopology(
       draining: [],
       reason:
         deployed === 'shared'
-          ? "kept: the stack's state shows the shared deliveries topic, where each message is billed by every destination's subscription; deliveries_topology: per_destination switches (docs/deploy.md#deliveries-topology), and until then deliveries_topology: shared in the settings file lets `eventbus replay` publish where the subscriptions are"
+          ? "kept: the stack's state shows the shared deliveries topic, where each message is billed by every destination's subscription; deliveries_topology: per_destination switches (docs/deploy.md#deliveries-topology)"
           : "kept: the stack's state shows a deliveries topic per destination (deliveries_topology unset)",
     };
   const previous = otherTopology(topology);
