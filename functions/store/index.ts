@@ -8,7 +8,11 @@
 import { http, type Request, type Response } from '@google-cloud/functions-framework';
 import type { BatchingOptions } from '../../adapters/bigquery-writer.ts';
 import { registryReaders } from '../../adapters/definitions.ts';
-import { createWireDeliveriesPublisher } from '../../adapters/deliveries-publisher.ts';
+import {
+  createWireDeliveriesPublisher,
+  deliveriesRoute,
+  toTopic,
+} from '../../adapters/deliveries-publisher.ts';
 import { drainOnStop } from '../../adapters/drain.ts';
 import { loadEnricher } from '../../adapters/enrichment.ts';
 import { environmentClaims } from '../../adapters/firestore-claims.ts';
@@ -27,7 +31,7 @@ import { setupProcessTracing } from '../../adapters/tracing.ts';
 import type { ClaimStore } from '../../core/claims/claim-store.ts';
 import { CATALOGUE_OPTIONS } from '../../core/decision/decision.ts';
 import { andThen } from '../../core/maybe-async.ts';
-import { ACTIONS_TOPIC, registryBucketName } from '../../core/plan.ts';
+import { ACTIONS_TOPIC, deliveriesTopology, registryBucketName } from '../../core/plan.ts';
 import { type FunctionConfig, readFunctionConfig } from '../../core/runtime-config.ts';
 import { type AfterStored, storeConfig } from '../../core/store/store.ts';
 import type { RowWriter } from '../../core/warehouse/rows.ts';
@@ -90,7 +94,10 @@ function fanOutHook(
     ...(runtime.pubsubEmulatorHost ? { emulatorHost: runtime.pubsubEmulatorHost } : {}),
   });
   publisher.warm?.().catch(() => {}); // a failed load is tried again by the first publish
-  const deliveries = createWireDeliveriesPublisher(publisher);
+  const deliveries = createWireDeliveriesPublisher(
+    publisher,
+    deliveriesRoute(deliveriesTopology(runtime.settings)),
+  );
   return createStoreFanOut({
     settings: runtime.settings,
     publish: (messages) => deliveries.publish(messages),
@@ -125,7 +132,10 @@ function rulesHook(runtime: FunctionConfig): AfterStored | undefined {
       registryBucketName(runtime.project, runtime.plan.environment),
     );
     const reader = new RegistryReader(new RegistryClient(bucket));
-    const actions = createDeliveriesPublisher(new PubSub({ projectId: runtime.project }), ACTIONS_TOPIC);
+    const actions = createDeliveriesPublisher(
+      new PubSub({ projectId: runtime.project }),
+      toTopic(ACTIONS_TOPIC),
+    );
     return createRuleFirings({ rules: () => reader.current('Rule'), publish: (m) => actions.publish(m) });
   });
   warmInBackground(loaded);
