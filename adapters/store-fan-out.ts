@@ -12,6 +12,7 @@ import { createFanOut } from '../core/delivery/fan-out.ts';
 import type { LedgerEntry } from '../core/delivery/ledger.ts';
 import { DELIVERY_ATTRIBUTES, type DeliveryMessage } from '../core/delivery/message.ts';
 import type { AfterStored } from '../core/store/store.ts';
+import type { Suppression } from '../core/suppression/erased.ts';
 import { TRACE_ATTRIBUTES } from '../core/tracing/trace-context.ts';
 import type { RowWriter } from '../core/warehouse/rows.ts';
 import type { Settings } from '../schemas/settings.ts';
@@ -33,6 +34,8 @@ export interface StoreFanOutDeps {
    * answer (core/delivery/consent-wait.ts). Absent (a replay): nothing waits.
    */
   readonly claims?: ClaimStore;
+  /** The erased persons' list: a pending record's events of an erased person are stripped or dropped. */
+  readonly suppression?: () => Suppression | undefined;
   /** The clock (tests). */
   readonly now?: () => Date;
 }
@@ -51,6 +54,7 @@ export function createStoreFanOut(deps: StoreFanOutDeps): AfterStored | undefine
         records: deps.claims,
         publish,
         ...(deps.options ? { options: deps.options } : {}),
+        ...(deps.suppression ? { suppression: deps.suppression } : {}),
       })
     : undefined;
   return createFanOut({

@@ -95,8 +95,10 @@ function fanOutHook(
     settings: runtime.settings,
     publish: (messages) => deliveries.publish(messages),
     rows: writer,
-    // Events decided before the consent platform answered wait there for its answer.
+    // Events decided before the consent platform answered wait there for its answer; an erased
+    // person's leave the record at its next read (core/delivery/consent-wait.ts).
     claims,
+    suppression: () => suppression.current(),
     options: {
       ...CATALOGUE_OPTIONS,
       // The handler loaded the event's definition version before storing it.
