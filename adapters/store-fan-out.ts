@@ -36,6 +36,11 @@ export interface StoreFanOutDeps {
   readonly claims?: ClaimStore;
   /** The erased persons' list: a pending record's events of an erased person are stripped or dropped. */
   readonly suppression?: () => Suppression | undefined;
+  /**
+   * Whether the ledger holds a skip row already (adapters/skip-check.ts): asked for a message back
+   * after its row was stored, so its skips are not written twice. Absent: always written.
+   */
+  readonly skipRecorded?: (entry: LedgerEntry, since: number) => Promise<boolean>;
   /** The clock (tests). */
   readonly now?: () => Date;
 }
@@ -61,6 +66,7 @@ export function createStoreFanOut(deps: StoreFanOutDeps): AfterStored | undefine
     settings: deps.settings,
     publish,
     ...(wait ? { wait } : {}),
+    ...(deps.skipRecorded ? { skipRecorded: deps.skipRecorded } : {}),
     ...(deps.now ? { now: deps.now } : {}),
     ...(deps.options ? { options: deps.options } : {}),
     writeLedger: (entries) =>
