@@ -15,8 +15,9 @@
  * event's `anonymous_id`, its `campaign.fbp` and `fbc`); a new one is made only where the page
  * has none. `_ga` (with a GA4 destination) holds GA4's client id: the page's own, gtag's or ours,
  * read into each event as `campaign.ga_client_id` before it is published (gaClientIds, below), or
- * a new one where the page has none; GA4 is sent that id as `client_id` and the answer sets `_ga`
- * from it, so gtag.js on the same page sees one client (core/platforms/ga4/client-id.ts).
+ * one derived from the anonymous id where the page has none; GA4 is sent that id as `client_id`
+ * and the answer sets `_ga` from it, so gtag.js on the same page sees one client
+ * (core/platforms/ga4/client-id.ts).
  */
 import { randomInt } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
@@ -26,8 +27,9 @@ import { type StorageItem, storageVerdicts } from '../core/consent/storage-rules
 import { readTcf } from '../core/consent/tcf.ts';
 import { webConsent } from '../core/consent/web-consent.ts';
 import type { StoredEvent } from '../core/event.ts';
+import { pseudonymousId } from '../core/linkage/transforms.ts';
 import { factsWith } from '../core/platforms/facts.ts';
-import { gaClientIdOf, newGaClientId } from '../core/platforms/ga4/client-id.ts';
+import { gaClientIdOf } from '../core/platforms/ga4/client-id.ts';
 import type { Settings } from '../schemas/settings.ts';
 
 /** 400 days, the longest lifetime Chrome keeps (RFC 6265bis caps Max-Age there too). */
@@ -178,25 +180,26 @@ const GA_COOKIE_TYPES: ReadonlySet<string> = new Set(
 /**
  * GA4's client id for each event of a page's batch, as `campaign.ga_client_id` (gateway/envelope.ts
  * fills it): the request's `_ga` (gtag's, or one this gateway set) when it is in gtag's format,
- * else one new id for the whole batch, and only for an event whose consent the storage rules let
- * store `ga` (storage granted): otherwise the cookie is not even read. Undefined, nothing to fill,
- * without a GA4 destination or on a cookieless page. The answer's `_ga` is set from the same id
- * (core/platforms/ga4/facts.ts), so the cookie and the `client_id` GA4 is sent agree.
+ * else one derived from the event's anonymous id (`<n>.<n>` from its SHA-256, as the GA4 mapping
+ * derives a stand-in from a user id: the same for every batch of the page's id, also where the
+ * answer's cookie cannot be kept, a gateway on another site, and known to the GA4 user deletion);
+ * and only for an event whose consent the storage rules let store `ga` (storage granted):
+ * otherwise the cookie is not even read. Undefined, nothing to fill, without a GA4 destination or
+ * on a cookieless page. The answer's `_ga` is set from the same id (core/platforms/ga4/facts.ts),
+ * so the cookie and the `client_id` GA4 is sent agree.
  */
 export function gaClientIds(
   settings: Readonly<Settings>,
   request: CookieRequest,
-  now: number,
 ): ((event: Parameters<typeof decide>[2]) => string | undefined) | undefined {
   if (request.cookieless === true) return undefined;
   if (!settings.destinations?.some((d) => GA_COOKIE_TYPES.has(d.type) && d.enabled !== false))
     return undefined;
   const sent = sentCookies(request);
-  let id: string | undefined;
+  const page = gaClientIdOf(cookieValue(request.cookie, '_ga'));
   return (event) => {
     if (decide(settings, request, event, sent).verdicts.ga !== 'store') return undefined;
-    id ??= gaClientIdOf(cookieValue(request.cookie, '_ga')) ?? newGaClientId(randomInt, now);
-    return id;
+    return page ?? (typeof event.anonymous_id === 'string' ? pseudonymousId(event.anonymous_id) : undefined);
   };
 }
 

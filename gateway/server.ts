@@ -210,7 +210,7 @@ function handlePublish(
         ? { ...cookieRequestOf(req, protoOf(rt, req), forwardedHost(rt, req)), cookieless }
         : undefined;
     // A page's `_ga` (or a new one) as GA4's client id, where consent lets it be stored.
-    const gaClientId = cookieRequest && gaClientIds(rt.config.settings, cookieRequest, rt.now());
+    const gaClientId = cookieRequest && gaClientIds(rt.config.settings, cookieRequest);
     const client = cookieless
       ? {
           ...observed,

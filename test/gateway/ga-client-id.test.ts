@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { type IncomingMessage, request } from 'node:http';
 import type { StoredEvent } from '../../core/event.ts';
 import { identityDigest } from '../../core/identity.ts';
-import { gaClientIdOf, gaCookie, newGaClientId } from '../../core/platforms/ga4/client-id.ts';
+import { pseudonymousId } from '../../core/linkage/transforms.ts';
+import { gaClientIdOf, gaCookie } from '../../core/platforms/ga4/client-id.ts';
 import { ga4MpDriver } from '../../core/platforms/ga4/index.ts';
 import { gaClientIds } from '../../gateway/id-cookies.ts';
 import type { Destination, Settings } from '../../schemas/settings.ts';
@@ -55,17 +56,17 @@ describe('gateway: GA4’s client id and the _ga cookie agree (#96)', () => {
       '468604437.1611708469',
     ])
       assert.equal(gaClientIdOf(bad), undefined, String(bad));
-    const made = newGaClientId(
-      (min, max) => Math.floor((min + max) / 2),
-      Date.UTC(2026, 10, 27, 10, 0, 0, 999),
+    const made = pseudonymousId('anon-1') as string;
+    assert.equal(
+      gaClientIdOf(gaCookie(1, made)),
+      made,
+      'an id the gateway derives reads back from its cookie',
     );
-    assert.equal(made, '1123741824.1795773600', 'a 31-bit random number, then Unix seconds');
-    assert.equal(gaClientIdOf(gaCookie(1, made)), made, 'a made id reads back from its cookie');
   });
 
   it('consent decides whether the cookie is read at all; no GA4 destination or a cookieless page reads nothing', () => {
     const req = { host: 'shop.example', plainLoopback: false, cookie: '_ga=GA1.1.111.222' };
-    const ids = gaClientIds(withGa4(), req, Date.now());
+    const ids = gaClientIds(withGa4(), req);
     assert.ok(ids);
     assert.equal(ids(page(GRANTED)), '111.222', 'storage granted: the page’s id');
     assert.equal(ids(page({ analytics: 'granted' })), '111.222', 'ads do not matter to _ga');
@@ -77,19 +78,23 @@ describe('gateway: GA4’s client id and the _ga cookie agree (#96)', () => {
       { analytics: 'granted', tcf: 'not-a-tc-string', gdpr_applies: true },
     ])
       assert.equal(ids(page(consent)), undefined, JSON.stringify(consent));
-    assert.equal(gaClientIds(baseSettings(), req, Date.now()), undefined, 'no GA4 destination');
+    assert.equal(gaClientIds(baseSettings(), req), undefined, 'no GA4 destination');
     assert.equal(
-      gaClientIds(withGa4({ destinations: [{ ...GA4, enabled: false }] }), req, Date.now()),
+      gaClientIds(withGa4({ destinations: [{ ...GA4, enabled: false }] }), req),
       undefined,
       'a disabled one',
     );
-    assert.equal(gaClientIds(withGa4(), { ...req, cookieless: true }, Date.now()), undefined);
-    // A malformed _ga is not ours to read: one new id for the batch, the same for each event.
-    const fresh = gaClientIds(withGa4(), { ...req, cookie: '_ga=GA1.1.bad' }, Date.now());
-    const first = fresh?.(page(GRANTED));
-    assert.match(first ?? '', /^\d+\.\d+$/);
-    assert.notEqual(first, '111.222');
-    assert.equal(fresh?.(page(GRANTED)), first);
+    assert.equal(gaClientIds(withGa4(), { ...req, cookieless: true }), undefined);
+    // A malformed _ga (or none) is not read: the id derives from the event's anonymous id, the
+    // same in every batch of that id (a gateway on another site, whose cookie the browser drops).
+    const fresh = gaClientIds(withGa4(), { ...req, cookie: '_ga=GA1.1.bad' });
+    const mine = { ...(page(GRANTED) as object), anonymous_id: 'anon-1' } as never;
+    const derived = fresh?.(mine);
+    assert.match(derived ?? '', /^\d+\.\d+$/);
+    assert.equal(derived, pseudonymousId('anon-1'));
+    assert.equal(gaClientIds(withGa4(), { ...req, cookie: undefined })?.(mine), derived);
+    assert.notEqual(fresh?.({ ...(mine as object), anonymous_id: 'anon-2' } as never), derived);
+    assert.equal(fresh?.(page(GRANTED)), undefined, 'no anonymous id, no _ga of the page: none');
   });
 
   it('the filled client id is a server field: a retry that gets another id is the same event', () => {
@@ -144,12 +149,13 @@ describe('gateway: GA4’s client id and the _ga cookie agree (#96)', () => {
         { event_name: 'page_view', anonymous_id: 'anon-1', page: { url: `${ORIGIN}/p2` }, consent: GRANTED },
       ];
 
-      // (a) No _ga yet: the gateway makes one; both events carry it; GA4 is sent it; the answer sets it.
+      // (a) No _ga yet: the gateway derives one; both events carry it; GA4 is sent it; the answer sets it.
       const made = await post(events);
       assert.equal(made.statusCode, 200);
       const cookie = gaSet(made);
       const id = gaClientIdOf(cookie);
       assert.ok(id, `a _ga in gtag's format: ${cookie}`);
+      assert.equal(id, pseudonymousId('anon-1'));
       assert.match(cookie ?? '', /^GA1\.1\./, 'the index of shop.example');
       for (const { event, fields } of published()) {
         assert.equal(event.campaign?.ga_client_id, id);

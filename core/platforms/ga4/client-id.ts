@@ -9,10 +9,10 @@
  * value that does not read as one is ignored, never guessed at.
  *
  * The gateway reads the page's `_ga` (gtag's, or one it set) into the event's
- * `campaign.ga_client_id`, or makes one where none is there, only where the storage rules say to
- * store `ga`; the GA4 mapping sends that id as `client_id`; and the answer sets `_ga` from the same
- * id, so gtag.js on the page reads it and both send one client. Pure, no imports: the platform's
- * facts (facts.ts) use it.
+ * `campaign.ga_client_id`, or derives one from the anonymous id where none is there
+ * (gateway/id-cookies.ts), only where the storage rules say to store `ga`; the GA4 mapping sends
+ * that id as `client_id`; and the answer sets `_ga` from the same id, so gtag.js on the page reads
+ * it and both send one client. Pure, no imports: the platform's facts (facts.ts) use it.
  */
 
 /** A client id as gtag.js makes it: digits, a dot, digits (at most 20 each). */
@@ -35,10 +35,6 @@ export function gaClientIdOf(cookie: string | undefined): string | undefined {
   }
   return GA_COOKIE.exec(text)?.[1];
 }
-
-/** A new client id as gtag.js makes one: a random 31-bit number and the time in Unix seconds. */
-export const newGaClientId = (random: (min: number, max: number) => number, now: number): string =>
-  `${random(1e8, 2 ** 31)}.${Math.floor(now / 1000)}`;
 
 /** The `_ga` value for a client id on a cookie domain whose labels less one are `index`. */
 export const gaCookie = (index: number, clientId: string): string => `GA1.${index}.${clientId}`;
