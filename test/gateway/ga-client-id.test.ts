@@ -10,32 +10,19 @@ import type { StoredEvent } from '../../core/event.ts';
 import { identityDigest } from '../../core/identity.ts';
 import { pseudonymousId } from '../../core/linkage/transforms.ts';
 import { gaClientIdOf, gaCookie } from '../../core/platforms/ga4/client-id.ts';
-import { ga4MpDriver } from '../../core/platforms/ga4/index.ts';
 import { gaClientIds } from '../../gateway/id-cookies.ts';
-import type { Destination, Settings } from '../../schemas/settings.ts';
+import type { Settings } from '../../schemas/settings.ts';
+import { GA4_DESTINATION, ga4ClientId } from '../support/ga4-client-id.ts';
 import { baseSettings, FakePublisher, ORIGIN, startTestGateway } from './support.ts';
 
-const GA4: Destination = {
-  id: 'ga',
-  type: 'ga4_mp',
-  consent: ['analytics'],
-  config: { measurement_id: 'G-TEST' },
-};
+const GA4 = GA4_DESTINATION;
 const withGa4 = (over: Partial<Settings> = {}) =>
   baseSettings({ gateway: { cookie_domain: 'shop.example' }, destinations: [GA4], ...over });
 const GRANTED = { analytics: 'granted', ads: 'granted' };
 const page = (consent: Record<string, unknown>) =>
   ({ event_name: 'page_view', event_id: 'e', event_time: '2026-11-27T10:00:00.000Z', consent }) as never;
 
-/** The client_id the GA4 driver sends for a stored event. */
-function clientIdOf(event: StoredEvent): unknown {
-  const prepared = ga4MpDriver.prepare(
-    { ...event, event_time: new Date(Date.now() - 60_000).toISOString() },
-    { destination: GA4, secrets: { api_secret: 's' }, now: new Date() },
-  );
-  assert.ok(prepared.ok, prepared.ok ? '' : prepared.reason);
-  return (JSON.parse(prepared.request.body) as Record<string, unknown>)['client_id'];
-}
+const clientIdOf = ga4ClientId;
 
 describe('gateway: GA4’s client id and the _ga cookie agree (#96)', () => {
   it('reads the client id of a _ga in gtag’s format and ignores anything else', () => {
