@@ -117,7 +117,7 @@ async function destinationHealth(
   // Match quality compares the range's last quarter (a day at most) with what came before it.
   const to = Date.parse(params.to);
   const recent = new Date(to - Math.min(86_400_000, (to - Date.parse(params.from)) / 4)).toISOString();
-  const recon = reconciliationSql((name) => w.table(name));
+  const recon = reconciliationSql(o.settings ?? {}, (name) => w.table(name));
   const reconRange = reconciliationWindow(params.to);
   const [hours, errors, latency, match, reconDays, reconGaps] = await Promise.all([
     w.query(sql.hours, params),

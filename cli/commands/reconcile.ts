@@ -2,16 +2,23 @@
  * `eventbus reconcile [--day D] [--destination NAME]` (docs/delivery.md, "Sent, accepted,
  * counted"): runs the platforms' counting reads now, as the scheduler's daily PlatformCounts job
  * does (a manual run per destination with `config.counts: true`, on the schedule function, with
- * the destination's own credentials and behind the egress gate), waits for them, then prints the
- * day's `reconciliation` rows and the top reasons behind each gap (`reconciliation_gaps`).
+ * the destination's own credentials and behind the egress gate), waits for them, prints one line
+ * per destination on its count (read, or why not), then the day's `reconciliation` rows and the top reasons behind each gap (`reconciliation_gaps`), read
+ * in the views' range form so that only the day's partitions are scanned.
  */
 import type { Command } from 'commander';
 import { LockStore } from '../../adapters/locks.ts';
 import { plainValue } from '../../adapters/user-sql.ts';
 import { RUNS_TOPIC, registryBucketName } from '../../core/plan.ts';
-import { countedDestinations, countsRunName, PLATFORM_COUNTS_KIND } from '../../core/platforms/counted.ts';
-import { type RunMessage, runKey } from '../../core/scheduler/dispatch.ts';
-import { RECONCILIATION_GAPS_VIEW, RECONCILIATION_VIEW } from '../../core/warehouse/reconciliation.ts';
+import {
+  countedDestinations,
+  countsNotRead,
+  countsRunName,
+  PLATFORM_COUNTS_KIND,
+} from '../../core/platforms/counted.ts';
+import { type LockState, type RunMessage, runKey } from '../../core/scheduler/dispatch.ts';
+import { type ReconciliationSettings, reconciliationRangeSql } from '../../core/warehouse/reconciliation.ts';
+import type { Destination } from '../../schemas/settings.ts';
 import {
   DATA_DIR_OPTION,
   loadEnvironment,
@@ -49,6 +56,41 @@ const COLUMNS = [
   'counted_ratio',
 ] as const;
 
+/**
+ * The day's two queries (@day, YYYY-MM-DD): the reconciliation views' range form, reading that
+ * day's partitions only (core/warehouse/reconciliation.ts), in the dataset named.
+ */
+export function reconcileDaySql(
+  settings: ReconciliationSettings,
+  dataset: string,
+): { readonly days: string; readonly gaps: string } {
+  return reconciliationRangeSql(settings, (name) => `${dataset}.${name}`, { from: 'day', to: 'day' });
+}
+
+/** A finished PlatformCounts run's line: what it read, why not, or why it was given up. */
+export function runOutcome(state: Pick<LockState, 'last_error' | 'last_outcome'>): string {
+  if (state.last_error) return `not read: ${state.last_error}`;
+  return state.last_outcome ?? 'not read: the run said nothing';
+}
+
+/**
+ * One line per destination on its count: the run's outcome (read, or why not: missing
+ * credentials, the platform's refusal with its status, unreachable), or why none is asked for
+ * (the platform reports none, the destination is off, config.counts is not on).
+ */
+export function countsReadLines(
+  destinations: readonly Readonly<Destination>[],
+  outcomes: ReadonlyMap<string, string>,
+): { readonly destination: string; readonly outcome: string }[] {
+  return destinations.map((d) => {
+    const none = countsNotRead(d);
+    return {
+      destination: d.id,
+      outcome: none !== undefined ? `not read: ${none}` : (outcomes.get(d.id) ?? 'not read: no run'),
+    };
+  });
+}
+
 /** The day a command names, checked; today (UTC) when none. */
 export function reconcileDay(day: string | undefined, now: Date): string {
   if (day === undefined) return now.toISOString().slice(0, 10);
@@ -72,6 +114,7 @@ async function reconcile(o: ReconcileOptions, write: (text: string) => void): Pr
     slot: new Date().toISOString(),
     trigger: 'manual',
   }));
+  const outcomes = new Map<string, string>();
   if (messages.length > 0) {
     const pubsub = await pubsubClient(plan, process.env, o.dataDir);
     try {
@@ -83,31 +126,30 @@ async function reconcile(o: ReconcileOptions, write: (text: string) => void): Pr
     } finally {
       await pubsub.close();
     }
-    // Each run's lock names it as its last run once it is done (or given up).
+    // Each run's lock names it as its last run once it is done (or given up), with its outcome.
     const storage = await storageClient(plan, process.env, o.dataDir);
     const locks = new LockStore(storage.bucket(registryBucketName(plan.project, plan.environment)));
     const deadline = Date.now() + Number(o.wait) * 1000;
-    const notes: string[] = [];
-    for (const m of messages) {
+    for (const [i, m] of messages.entries()) {
+      const id = targets[i]?.destination.id ?? m.name;
       for (;;) {
         const { state } = await locks.read(m.kind, m.name);
         if (state.last_run === runKey(m)) {
-          if (state.last_error) notes.push(`${m.name}: given up: ${state.last_error}`);
+          outcomes.set(id, runOutcome(state));
           break;
         }
         if (Date.now() > deadline) {
-          notes.push(`${m.name}: still running after ${o.wait}s; its counts come later`);
+          outcomes.set(id, `not read yet: still running after ${o.wait}s; its counts come later`);
           break;
         }
         await new Promise((r) => setTimeout(r, 500));
       }
     }
-    write(`read the counts of ${day}: ${messages.map((m) => m.name.split('@')[0]).join(', ')}\n`);
-    for (const n of notes) write(`${n}\n`);
-  } else
-    write(
-      `no destination has config.counts: true${o.destination ? ` (${o.destination})` : ''}: nothing read\n`,
-    );
+  }
+  const reads = countsReadLines(
+    (settings.destinations ?? []).filter((d) => o.destination === undefined || d.id === o.destination),
+    outcomes,
+  );
 
   const bigquery = await warehouseClient(plan, process.env, o.dataDir);
   const where = o.destination === undefined ? '' : ' AND destination = @destination';
@@ -117,18 +159,22 @@ async function reconcile(o: ReconcileOptions, write: (text: string) => void): Pr
       (r) => plainValue(r) as Record<string, unknown>,
     );
   const ratio = (v: unknown) => (v === null || v === undefined ? null : Math.round(Number(v) * 1000) / 10);
+  // The views' range form for the one day: only that day's partitions are read.
+  const range = reconcileDaySql(settings, plan.dataset);
   const rows = (
     await query(
-      `SELECT ${COLUMNS.join(', ')} FROM ${plan.dataset}.${RECONCILIATION_VIEW} WHERE day = DATE(@day)${where} ORDER BY destination`,
+      `SELECT ${COLUMNS.join(', ')} FROM (\n${range.days}\n) AS r WHERE TRUE${where} ORDER BY destination`,
     )
   ).map((r) => ({ ...r, sent_ratio: ratio(r['sent_ratio']), counted_ratio: ratio(r['counted_ratio']) }));
   const gaps = await query(
-    `SELECT destination, stage, reason, events, sample_event_id FROM ${plan.dataset}.${RECONCILIATION_GAPS_VIEW} WHERE day = DATE(@day)${where} ORDER BY destination, events DESC, stage, reason LIMIT 20`,
+    `SELECT destination, stage, reason, events, sample_event_id FROM (\n${range.gaps}\n) AS g WHERE TRUE${where} ORDER BY destination, events DESC, stage, reason LIMIT 20`,
   );
   if (o.format === 'json') {
-    write(`${JSON.stringify({ day, reconciliation: rows, gaps }, null, 2)}\n`);
+    write(`${JSON.stringify({ day, counts: reads, reconciliation: rows, gaps }, null, 2)}\n`);
     return;
   }
+  write(`the platforms' counts of ${day}:\n`);
+  for (const r of reads) write(`  ${r.destination}: ${r.outcome}\n`);
   write(section(`reconciliation ${day} (ratios in %)`, renderRows(rows, o.format)));
   if (gaps.length > 0) write(section('top gaps', renderRows(gaps, o.format)));
 }

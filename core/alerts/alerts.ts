@@ -143,8 +143,12 @@ export interface AlertTables {
   readonly deliveries: string;
   /** The ops dataset's erasure audit (core/warehouse/privacy-audit.ts). */
   readonly erasures: string;
-  /** The events dataset's `reconciliation` view (core/warehouse/reconciliation.ts). */
-  readonly reconciliation: string;
+  /**
+   * The `reconciliation` view's rows of a day range, as a FROM item: its range form
+   * (core/warehouse/reconciliation.ts), which reads only the range's partitions, its first and last
+   * day the named parameters given.
+   */
+  readonly reconciliation: (range: { readonly from: string; readonly to: string }) => string;
 }
 
 /** How long before a window an erasure it sees completing may have been requested (partition pruning). */
@@ -157,8 +161,20 @@ export interface AlertQuery {
 }
 
 const HOUR_MS = 3_600_000;
+/**
+ * went_quiet leaves out events received in the last two minutes: the store push that stored one
+ * may still be writing its skipped rows (a push lasts at most store's timeout, 60 s by default),
+ * and an event not yet known to be skipped would count as waiting for a destination with nothing to send.
+ */
+export const QUIET_SETTLE_MS = 2 * 60_000;
 const WEEK_MS = 7 * 86_400_000;
 const iso = (ms: number) => new Date(ms).toISOString();
+
+/** The days (UTC, YYYY-MM-DD) from `back` days before `until`'s day to that day, as parameters. */
+const dayRange = (until: number, back: number) => ({
+  from_day: iso(until - back * 86_400_000).slice(0, 10),
+  to_day: iso(until).slice(0, 10),
+});
 
 /** The percentile a latency condition judges (50, 95 or 99). */
 const percentileOf = (l: { readonly percentile?: 50 | 95 | 99 }): number =>
@@ -273,28 +289,27 @@ export function alertQuery(c: AlertCondition, now: Date, t: AlertTables): AlertQ
     return {
       sql: [
         'SELECT CAST(day AS STRING) AS day, accepted, counted',
-        `FROM ${t.reconciliation}`,
+        `FROM ${t.reconciliation({ from: 'from_day', to: 'to_day' })}`,
         'WHERE destination = @destination AND counted IS NOT NULL',
-        '  AND day >= DATE_SUB(DATE(TIMESTAMP(@until)), INTERVAL 2 DAY) AND day <= DATE(TIMESTAMP(@until))',
         'ORDER BY day DESC LIMIT 1',
       ].join('\n'),
-      params: { destination: c.counted_below.destination, until: iso(until) },
+      params: { destination: c.counted_below.destination, ...dayRange(until, 2) },
     };
   if ('sent_below' in c)
     return {
       sql: [
         'SELECT IFNULL(SUM(permitted), 0) AS permitted, IFNULL(SUM(sent), 0) AS sent',
-        `FROM ${t.reconciliation}`,
+        `FROM ${t.reconciliation({ from: 'from_day', to: 'to_day' })}`,
         'WHERE destination = @destination',
-        '  AND day >= DATE_SUB(DATE(TIMESTAMP(@until)), INTERVAL 1 DAY) AND day <= DATE(TIMESTAMP(@until))',
       ].join('\n'),
-      params: { destination: c.sent_below.destination, until: iso(until) },
+      params: { destination: c.sent_below.destination, ...dayRange(until, 1) },
     };
   if ('went_quiet' in c) {
     const params = {
       destination: c.went_quiet.destination,
       since: iso(until - HOUR_MS),
       until: iso(until),
+      settled: iso(until - QUIET_SETTLE_MS),
       before_since: iso(until - HOUR_MS - WEEK_MS),
       before_until: iso(until - WEEK_MS),
     };
@@ -302,13 +317,19 @@ export function alertQuery(c: AlertCondition, now: Date, t: AlertTables): AlertQ
       `recorded_at >= TIMESTAMP(@${a}) AND recorded_at < TIMESTAMP(@${b})`;
     return {
       sql: [
-        'SELECT d.current, d.baseline, s.stored, k.skipped FROM',
+        'SELECT d.current, d.baseline, w.waiting FROM',
         '  (SELECT COUNTIF(recorded_at >= TIMESTAMP(@since)) AS current, COUNTIF(recorded_at < TIMESTAMP(@before_until)) AS baseline',
         `   FROM ${t.deliveries} WHERE destination = @destination AND status = 'delivered'`,
         `   AND ((${within('since', 'until')}) OR (${within('before_since', 'before_until')}))) AS d`,
-        `CROSS JOIN (SELECT COUNT(*) AS stored FROM ${t.events} WHERE ${receivedIn('since', 'until')}) AS s`,
-        'CROSS JOIN (SELECT COUNT(DISTINCT event_id) AS skipped',
-        `   FROM ${t.deliveries} WHERE destination = @destination AND status = 'skipped' AND ${within('since', 'until')}) AS k`,
+        // Stored events (each once, however many copies) the decision layer did not skip for the
+        // destination; those of the last minutes are left to the store push still writing its skips.
+        "CROSS JOIN (SELECT COUNT(DISTINCT CONCAT(e.event_id, '/', e.payload_digest)) AS waiting",
+        `   FROM ${t.events} AS e`,
+        '   LEFT JOIN (SELECT DISTINCT event_id, payload_digest',
+        `     FROM ${t.deliveries} WHERE destination = @destination AND status = 'skipped' AND ${within('since', 'until')}) AS k`,
+        '   ON k.event_id = e.event_id AND k.payload_digest = e.payload_digest',
+        `   WHERE ${receivedIn('since', 'settled').replaceAll('event_time', 'e.event_time').replaceAll('received_at', 'e.received_at')}`,
+        '   AND k.event_id IS NULL) AS w',
       ].join('\n'),
       params,
     };
@@ -479,7 +500,7 @@ export function alertReading(c: AlertCondition, row: Readonly<Record<string, unk
     const q = c.went_quiet;
     const current = n(row, 'current');
     const baseline = n(row, 'baseline');
-    const waiting = Math.max(0, n(row, 'stored') - n(row, 'skipped'));
+    const waiting = n(row, 'waiting');
     const min = q.min_baseline ?? DEFAULT_MIN_EVENTS;
     const figure = `${q.destination} delivered ${current} events in the last hour against ${baseline} the same hour last week, with ${waiting} stored events for it`;
     if (baseline < min)

@@ -2,10 +2,14 @@
  * The destination page's reconciliation (docs/console.md#reconciliation): per destination and
  * day of the last RECONCILIATION_DAYS days, permitted → sent → accepted → counted from the view
  * `reconciliation`, and the top reasons of each gap from `reconciliation_gaps`, each with an
- * event to open in the debugger. Read-only SQL over the views (core/warehouse/reconciliation.ts),
- * run the way the page's other figures are.
+ * event to open in the debugger. Read-only SQL: the views' range form over the window's partitions
+ * (core/warehouse/reconciliation.ts), run the way the page's other figures are.
  */
-import { NO_COUNTS, RECONCILIATION_GAPS_VIEW, RECONCILIATION_VIEW } from '../warehouse/reconciliation.ts';
+import {
+  NO_COUNTS,
+  type ReconciliationSettings,
+  reconciliationRangeSql,
+} from '../warehouse/reconciliation.ts';
 
 /** Days the page shows, the newest being the range's last. */
 export const RECONCILIATION_DAYS = 14;
@@ -64,23 +68,28 @@ export function reconciliationWindow(to: string): { since: string; until: string
   return { since: start.toISOString().slice(0, 10), until: end.toISOString().slice(0, 10) };
 }
 
-/** The two queries, with @since and @until as YYYY-MM-DD; `ref` quotes a table of the events dataset. */
-export function reconciliationSql(ref: (name: string) => string): { days: string; gaps: string } {
-  const within = 'day >= CAST(@since AS DATE) AND day <= CAST(@until AS DATE)';
+/**
+ * The two queries, with @since and @until as YYYY-MM-DD; `ref` quotes a table of the events
+ * dataset. They run the views' range form (core/warehouse/reconciliation.ts), which reads only the
+ * window's partitions: a filter on the views' `day` would read every one.
+ */
+export function reconciliationSql(
+  settings: ReconciliationSettings,
+  ref: (name: string) => string,
+): { days: string; gaps: string } {
+  const range = reconciliationRangeSql(settings, ref, { from: 'since', to: 'until' });
   return {
     days: [
       'SELECT CAST(day AS STRING) AS day, destination, platform, permitted, sent, accepted, counted,',
       '  counted_source, sent_ratio, accepted_ratio, counted_ratio',
-      `FROM ${ref(RECONCILIATION_VIEW)}`,
-      `WHERE ${within}`,
+      `FROM (\n${range.days}\n) AS reconciliation`,
       'ORDER BY destination, day',
     ].join('\n'),
     gaps: [
       'SELECT day, destination, stage, reason, events, sample_event_id FROM (',
       '  SELECT CAST(day AS STRING) AS day, destination, stage, reason, events, sample_event_id,',
       '    ROW_NUMBER() OVER (PARTITION BY destination, day, stage ORDER BY events DESC, reason) AS rank',
-      `  FROM ${ref(RECONCILIATION_GAPS_VIEW)}`,
-      `  WHERE ${within}`,
+      `  FROM (\n${range.gaps}\n) AS gaps`,
       `) WHERE rank <= ${TOP_REASONS}`,
       'ORDER BY destination, day, stage, events DESC, reason',
     ].join('\n'),

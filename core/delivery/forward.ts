@@ -34,7 +34,6 @@ import type {
   Prepared,
 } from '../platforms/driver.ts';
 import type { AnswerColumns } from '../platforms/platform-answer.ts';
-import { secretRefs } from '../platforms/webhook/formats.ts';
 import { type Suppression, stripIdentifiers, suppressionVerdict } from '../suppression/erased.ts';
 import { type Breaker, FAILURES_TO_OPEN, retryAfterTime, retryInfoTime } from './breaker.ts';
 import { type Handshakes, handshakeRefusal } from './handshake.ts';
@@ -42,6 +41,8 @@ import { requestIdentifiers } from './identifiers.ts';
 import { attemptEntry, type LedgerEntry, type LedgerStatus } from './ledger.ts';
 import type { ConcurrencyLimiter } from './limiter.ts';
 import { DELIVERY_ATTRIBUTES, type PushedMessage, parseStoredEvent } from './message.ts';
+import { probeRequest } from './probe.ts';
+import { readSecrets } from './secrets-read.ts';
 
 /** Platform calls time out after this unless the destination sets `timeout_ms`. */
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -392,13 +393,32 @@ function refused(d: Delivery, admission: 'full' | 'stalled', now: number): Forwa
   );
 }
 
-/** An open breaker lets only its probes through; a call the limiter let go gives its slot back. */
+/**
+ * An open breaker lets only its probes through, and a probe carries no event (probe.ts): the
+ * delivery goes once the destination answered it. A call held back gives its limiter slot back.
+ */
 function passOpenBreaker(call: Call, now: number): MaybePromise<ForwardResult> {
   const d = call.delivery;
   const breaker = d.deps.breaker;
-  if (!breaker || breaker.allow(d.destination.id, now)) return sendOnce(call);
+  if (!breaker) return sendOnce(call);
+  const open = breaker.isOpen(d.destination.id);
+  if (breaker.allow(d.destination.id, now))
+    return open && call.request ? probeFirst(call, call.request) : sendOnce(call);
   if (call.sentAt !== undefined) d.deps.limiter?.abandon(d.destination.id, now);
   return retry(d, breakerReason(d.destination.id, breaker));
+}
+
+function probeFirst(call: Call, request: OutboundRequest): Promise<ForwardResult> {
+  const d = call.delivery;
+  return d.deps.send(probeRequest(request), d.destination.timeout_ms ?? DEFAULT_TIMEOUT_MS).then((r) => {
+    // Refused by the gate: the delivery is checked by it too, and says why.
+    if (r.kind !== 'network_error') {
+      if (r.kind === 'response') d.deps.breaker?.record(d.destination.id, true, d.deps.now().getTime());
+      return sendOnce(call);
+    }
+    learn(call, false);
+    return retry(d, `held back: ${d.destination.id} did not answer a probe without the event (${r.message})`);
+  });
 }
 
 function breakerReason(id: string, breaker: Breaker): string {
@@ -715,81 +735,6 @@ function done(
     ...(a.receivedAt !== undefined ? { receivedAt: a.receivedAt } : {}),
     ...(a.calledAt !== undefined ? { callMs: Math.max(0, now.getTime() - a.calledAt) } : {}),
   };
-}
-
-type SecretsResult = { ok: true; values: Record<string, string> } | { ok: false; reason: string };
-
-/**
- * Every role named in the settings must resolve, and so must every role the driver requires.
- * Synchronous while every value is at hand; a promise only once a read has to wait.
- */
-function readSecrets(
-  destination: Readonly<Destination>,
-  driver: Driver,
-  getSecret: ForwardDeps['getSecret'],
-): MaybePromise<SecretsResult> {
-  // A webhook's signing key may be named by versions of its secret (formats.ts, secretRefs).
-  const named = secretRefs(destination);
-  for (const role of driver.requiredSecrets) {
-    if (!Object.hasOwn(named, role))
-      return {
-        ok: false,
-        reason: `secret role ${role} is not named in destinations.${destination.id}.secrets`,
-      };
-  }
-  const roles = Object.entries(named);
-  const values: Record<string, string> = {};
-  for (let i = 0; i < roles.length; i++) {
-    const [role, name] = roles[i] as [string, string];
-    let value: string | undefined | Promise<string | undefined>;
-    try {
-      value = getSecret(name);
-    } catch (err) {
-      return unreadable(name, role, err);
-    }
-    if (isPending(value)) return readRest(roles, i, value, values, getSecret);
-    const problem = accept(values, role, name, value);
-    if (problem) return problem;
-  }
-  return { ok: true, values };
-}
-
-/** The slow path of readSecrets, from the first value that has to be awaited. */
-async function readRest(
-  roles: readonly [string, string][],
-  from: number,
-  first: Promise<string | undefined>,
-  values: Record<string, string>,
-  getSecret: ForwardDeps['getSecret'],
-): Promise<SecretsResult> {
-  for (let i = from; i < roles.length; i++) {
-    const [role, name] = roles[i] as [string, string];
-    let value: string | undefined;
-    try {
-      value = await (i === from ? first : getSecret(name));
-    } catch (err) {
-      return unreadable(name, role, err);
-    }
-    const problem = accept(values, role, name, value);
-    if (problem) return problem;
-  }
-  return { ok: true, values };
-}
-
-function accept(
-  values: Record<string, string>,
-  role: string,
-  name: string,
-  value: string | undefined,
-): SecretsResult | undefined {
-  if (value === undefined || value === '')
-    return { ok: false, reason: `secret ${name} (${role}) has no value` };
-  values[role] = value;
-  return undefined;
-}
-
-function unreadable(name: string, role: string, err: unknown): SecretsResult {
-  return { ok: false, reason: `secret ${name} (${role}) could not be read: ${(err as Error).message}` };
 }
 
 /** An epoch-milliseconds attribute or an RFC 3339 time, as a number; undefined when absent or unreadable. */

@@ -4,7 +4,7 @@
  * reconcile` share these. Pure.
  */
 import type { Destination, Settings } from '../../schemas/settings.ts';
-import { type CountReads, countsEnabled } from './counts.ts';
+import { COUNTS_CONFIG, type CountReads, countsEnabled } from './counts.ts';
 import { PLATFORMS } from './platforms.ts';
 
 /** The scheduler job's kind. */
@@ -18,6 +18,21 @@ export function countedDestinations(
     const reads = PLATFORMS[d.type].countReads;
     return reads && countsEnabled(d) ? [{ destination: d, reads }] : [];
   });
+}
+
+/**
+ * Why a destination's count is not read at all, or undefined when the PlatformCounts job reads it:
+ * its platform reports none (the platform's own words), it is off, or its `config.counts` is not on.
+ */
+export function countsNotRead(d: Readonly<Destination>): string | undefined {
+  const platform = PLATFORMS[d.type];
+  if (!platform.countReads) {
+    const counts = platform.counts;
+    return 'none' in counts ? counts.none : 'the platform reports no counts';
+  }
+  if (d.enabled === false) return 'the destination is off (enabled: false)';
+  if (!countsEnabled(d)) return `config.${COUNTS_CONFIG} is not true: its count is not asked for`;
+  return undefined;
 }
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;

@@ -14,9 +14,10 @@ export interface OutboundRequest {
   /**
    * Drivers POST everywhere but Meta's custom audiences, which remove users with DELETE; GET and
    * PATCH are for the adapters' own Google REST calls through the same sender (Firestore claims);
-   * OPTIONS is a CloudEvents webhook's handshake (webhook/handshake.ts).
+   * OPTIONS is a CloudEvents webhook's handshake (webhook/handshake.ts); HEAD an open breaker's
+   * probe (core/delivery/probe.ts).
    */
-  readonly method: 'POST' | 'DELETE' | 'GET' | 'PATCH' | 'OPTIONS';
+  readonly method: 'POST' | 'DELETE' | 'GET' | 'PATCH' | 'OPTIONS' | 'HEAD';
   readonly url: string;
   readonly redactedUrl: string;
   readonly headers: Readonly<Record<string, string>>;

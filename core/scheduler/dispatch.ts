@@ -30,6 +30,11 @@ export interface LockState {
   readonly failures: number;
   /** Why the last run was given up, if it was. */
   readonly last_error: string | null;
+  /**
+   * What the last finished run said of itself in one line, for whoever started it (`eventbus
+   * reconcile` prints why a count was not read); null when its job says nothing.
+   */
+  readonly last_outcome: string | null;
 }
 
 export const FREE_LOCK: LockState = Object.freeze({
@@ -44,7 +49,11 @@ export const FREE_LOCK: LockState = Object.freeze({
   last_finished_at: null,
   failures: 0,
   last_error: null,
+  last_outcome: null,
 });
+
+/** The longest outcome a lock keeps: a line, not a report. */
+export const MAX_OUTCOME_CHARS = 500;
 
 /** A run whose chunk failed this many times in a row is given up; the next slot starts afresh. */
 export const MAX_CHUNK_FAILURES = 5;
@@ -138,7 +147,7 @@ export function leased(
 export function afterChunk(
   lock: LockState,
   run: RunMessage,
-  result: { readonly done: boolean; readonly cursor?: unknown },
+  result: { readonly done: boolean; readonly cursor?: unknown; readonly outcome?: string },
   now: Date,
 ): LockState {
   if (!result.done)
@@ -148,6 +157,7 @@ export function afterChunk(
     last_slot: run.trigger === 'schedule' ? run.slot : lock.last_slot,
     last_run: runKey(run),
     last_finished_at: now.toISOString(),
+    last_outcome: result.outcome === undefined ? null : result.outcome.slice(0, MAX_OUTCOME_CHARS),
   };
 }
 

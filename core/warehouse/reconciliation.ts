@@ -14,6 +14,14 @@
  * The day is the stored event's `event_time` (UTC), the day a platform counts it on. Permitted
  * events are the day's stored events (`events_dedup`) the decision layer did not skip, from the
  * first day the destination has a ledger row (a destination added later is not owed earlier days).
+ *
+ * A filter on a view's `day` does not prune `deliveries` (partitioned by `recorded_at`, joined to
+ * the events' day) nor `events` (the day is computed under a join and a GROUP BY): BigQuery prunes
+ * only on a filter on the partitioning column placed at the table's read. So the studio's page and
+ * `eventbus reconcile` run the range form (`reconciliationRangeSql`): the views' very SQL with the
+ * day range's bounds at each table's read, as named parameters: `events` by `event_time`,
+ * `deliveries` by `recorded_at` from the range's first day on (less the hours an event may be
+ * dated ahead of its receipt), `platform_counts` by `day`.
  */
 import type { Settings } from '../../schemas/settings.ts';
 import { PLATFORM_FACTS } from '../platforms/facts.ts';
@@ -56,8 +64,11 @@ export function platformCountsTable(settings: Readonly<Settings>): TablePlan {
 
 const quote = (s: string) => `'${s.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
 
+/** What the SQL reads of the settings: the destinations, and how far ahead an event may be dated. */
+export type ReconciliationSettings = Readonly<Pick<Settings, 'destinations' | 'limits'>>;
+
 /** The settings' destinations as rows: id, platform, and what a missing count means. */
-function destinationRows(settings: Readonly<Settings>): string {
+function destinationRows(settings: ReconciliationSettings): string {
   const rows = (settings.destinations ?? []).map((d) => {
     const counts = PLATFORM_FACTS[d.type].counts;
     const none = 'none' in counts ? quote(NO_COUNTS) : 'CAST(NULL AS STRING)';
@@ -68,6 +79,37 @@ function destinationRows(settings: Readonly<Settings>): string {
     : 'SELECT CAST(NULL AS STRING) AS destination, CAST(NULL AS STRING) AS platform, CAST(NULL AS STRING) AS no_counts FROM (SELECT 1 AS x) WHERE FALSE';
 }
 
+/**
+ * The range form's filters, each on a table's partitioning column at its read (`a` is the
+ * table's alias with its dot, or empty); absent: the view, every partition.
+ */
+interface Bounds {
+  readonly events: (a: string) => string;
+  readonly deliveries: (a: string) => string;
+  readonly counts: string;
+}
+
+/** The named parameters of the range form: its first and last day, YYYY-MM-DD (UTC). */
+export interface RangeParams {
+  readonly from: string;
+  readonly to: string;
+}
+
+/**
+ * The range's filters. A ledger row of an event of the range's first day is written after the
+ * event's receipt, which may come `event_time_future_hours` (default 24) before its `event_time`;
+ * replays and backfills come later, never earlier, so the ledger is read from then to now.
+ */
+function boundsOf(settings: ReconciliationSettings, p: RangeParams): Bounds {
+  const ahead = settings.limits?.event_time_future_hours ?? 24;
+  return {
+    events: (a) =>
+      `${a}event_time >= TIMESTAMP(@${p.from}) AND ${a}event_time < TIMESTAMP_ADD(TIMESTAMP(@${p.to}), INTERVAL 1 DAY)`,
+    deliveries: (a) => `${a}recorded_at >= TIMESTAMP_SUB(TIMESTAMP(@${p.from}), INTERVAL ${ahead} HOUR)`,
+    counts: `day >= CAST(@${p.from} AS DATE) AND day <= CAST(@${p.to} AS DATE)`,
+  };
+}
+
 /** Whether a ledger row `l` is a platform's answer to a request (sent, whatever it said). */
 const ANSWERED =
   "l.status IN ('delivered', 'rejected') OR (l.status IN ('failed', 'dead_lettered') AND l.http_status IS NOT NULL)";
@@ -76,7 +118,7 @@ const ANSWERED =
  * Each stored event's fate per destination, on its event day: the ledger rows of the event
  * (event_id and payload_digest) folded into flags. `ref` quotes a table of the events dataset.
  */
-function fatesSql(ref: (name: string) => string): string {
+function fatesSql(ref: (name: string) => string, b?: Bounds): string {
   return [
     'SELECT l.destination, DATE(e.event_time) AS day, l.event_id, l.payload_digest,',
     "  MAX(IF(l.status = 'skipped', 1, 0)) AS skipped,",
@@ -87,6 +129,7 @@ function fatesSql(ref: (name: string) => string): string {
     "  MAX(IF(l.status = 'dead_lettered', 1, 0)) AS dead_lettered",
     `FROM ${ref('deliveries')} AS l`,
     `JOIN ${ref('events_dedup')} AS e ON e.event_id = l.event_id AND e.payload_digest = l.payload_digest`,
+    ...(b ? [`WHERE ${b.deliveries('l.')} AND ${b.events('e.')}`] : []),
     'GROUP BY l.destination, DATE(e.event_time), l.event_id, l.payload_digest',
   ].join('\n');
 }
@@ -94,13 +137,19 @@ function fatesSql(ref: (name: string) => string): string {
 const c = (name: string, type: ColumnPlan['type'], description: string): ColumnPlan =>
   col(name, type, description);
 
-/** The two views; `ref` quotes a table of the events dataset. */
-export function reconciliationViews(settings: Readonly<Settings>, ref: (name: string) => string): ViewPlan[] {
-  const reconciliation = [
+/** `reconciliation`'s SELECT: every partition (the view), or the range's (`b`). */
+function reconciliationSelect(
+  settings: ReconciliationSettings,
+  ref: (name: string) => string,
+  b?: Bounds,
+): string {
+  const where = (filter: string | undefined) => (filter ? ` WHERE ${filter}` : '');
+  return [
     `WITH destinations AS (\n  ${destinationRows(settings)}\n),`,
-    `since AS (SELECT destination, MIN(DATE(recorded_at)) AS first_day FROM ${ref('deliveries')} GROUP BY destination),`,
-    `stored AS (SELECT DATE(event_time) AS day, COUNT(*) AS stored FROM ${ref('events_dedup')} GROUP BY DATE(event_time)),`,
-    `fates AS (\n${fatesSql(ref)}\n),`,
+    // In the range form, a destination live before the range has ledger rows from its start on.
+    `since AS (SELECT destination, MIN(DATE(recorded_at)) AS first_day FROM ${ref('deliveries')}${where(b?.deliveries(''))} GROUP BY destination),`,
+    `stored AS (SELECT DATE(event_time) AS day, COUNT(*) AS stored FROM ${ref('events_dedup')}${where(b?.events(''))} GROUP BY DATE(event_time)),`,
+    `fates AS (\n${fatesSql(ref, b)}\n),`,
     'fate AS (',
     '  SELECT destination, day, SUM(skipped) AS skipped,',
     '    COUNTIF(skipped = 0 AND sent = 1) AS sent,',
@@ -114,7 +163,7 @@ export function reconciliationViews(settings: Readonly<Settings>, ref: (name: st
     '  SELECT destination, day, SUM(counted) AS counted, MAX(source) AS source FROM (',
     '    SELECT destination, day, event_name, counted, source,',
     '      ROW_NUMBER() OVER (PARTITION BY destination, day, event_name ORDER BY reported_at DESC) AS newest',
-    `    FROM ${ref(PLATFORM_COUNTS_TABLE)}`,
+    `    FROM ${ref(PLATFORM_COUNTS_TABLE)}${where(b?.counts)}`,
     '  ) WHERE newest = 1 GROUP BY destination, day',
     ')',
     'SELECT day, destination, platform, permitted, sent, accepted, counted,',
@@ -135,9 +184,12 @@ export function reconciliationViews(settings: Readonly<Settings>, ref: (name: st
     '  LEFT JOIN counts AS k ON k.destination = d.destination AND k.day = s.day',
     ') AS r',
   ].join('\n');
+}
 
-  const gaps = [
-    `WITH fates AS (\n${fatesSql(ref)}\n)`,
+/** `reconciliation_gaps`'s SELECT: every partition (the view), or the range's (`b`). */
+function gapsSelect(ref: (name: string) => string, b?: Bounds): string {
+  return [
+    `WITH fates AS (\n${fatesSql(ref, b)}\n)`,
     'SELECT DATE(e.event_time) AS day, l.destination,',
     "  CASE WHEN l.status = 'skipped' THEN 'skipped'",
     `    WHEN l.status = 'rejected' AND STARTS_WITH(IFNULL(l.reason, ''), '${DIAGNOSIS_PREFIX}') THEN 'refused_later'`,
@@ -147,11 +199,32 @@ export function reconciliationViews(settings: Readonly<Settings>, ref: (name: st
     `FROM ${ref('deliveries')} AS l`,
     `JOIN ${ref('events_dedup')} AS e ON e.event_id = l.event_id AND e.payload_digest = l.payload_digest`,
     'JOIN fates AS f ON f.destination = l.destination AND f.event_id = l.event_id AND f.payload_digest = l.payload_digest',
-    "WHERE l.status = 'skipped'",
+    "WHERE (l.status = 'skipped'",
     "  OR (l.status = 'rejected')",
-    "  OR (l.status IN ('failed', 'dead_lettered') AND f.delivered = 0 AND f.rejected = 0)",
+    "  OR (l.status IN ('failed', 'dead_lettered') AND f.delivered = 0 AND f.rejected = 0))",
+    ...(b ? [`  AND ${b.deliveries('l.')} AND ${b.events('e.')}`] : []),
     'GROUP BY DATE(e.event_time), l.destination, stage, reason',
   ].join('\n');
+}
+
+/**
+ * The range form of the two views (the studio's destination page, `eventbus reconcile`): the
+ * same rows as the views for the days from `@<from>` to `@<to>`, reading only those days'
+ * partitions (and the ledger's from then on).
+ */
+export function reconciliationRangeSql(
+  settings: ReconciliationSettings,
+  ref: (name: string) => string,
+  params: RangeParams,
+): { readonly days: string; readonly gaps: string } {
+  const b = boundsOf(settings, params);
+  return { days: reconciliationSelect(settings, ref, b), gaps: gapsSelect(ref, b) };
+}
+
+/** The two views; `ref` quotes a table of the events dataset. */
+export function reconciliationViews(settings: Readonly<Settings>, ref: (name: string) => string): ViewPlan[] {
+  const reconciliation = reconciliationSelect(settings, ref);
+  const gaps = gapsSelect(ref);
 
   return [
     {

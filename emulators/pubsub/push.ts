@@ -16,6 +16,15 @@ import type { Delivery } from './types.ts';
 
 const ACK_CODES = new Set([102, 200, 201, 202, 204]);
 const MAX_IN_FLIGHT = 1000;
+/**
+ * Google's push window ("Push subscriptions", delivery rate): Pub/Sub limits the concurrent push
+ * requests of a subscription with a slow-start algorithm, starting from a small single-digit window
+ * that grows on every successful delivery (so exponentially while acks come back) and shrinks on
+ * every failure. Here: 3 to start, one more per ack up to MAX_IN_FLIGHT, halved (at least 1) per
+ * nack, error status or timeout. A message the window holds back stays ready and is not an
+ * attempt, so an endpoint that refuses most pushes does not use up every message's attempts.
+ */
+export const PUSH_WINDOW_START = 3;
 
 /**
  * Signs push ID tokens with a key made at start-up (RS256). The public key is served at
@@ -146,7 +155,11 @@ export function cloudEventHeaders(topic: string, d: Delivery): Record<string, st
 }
 
 export class PushWorker implements Consumer {
-  readonly maxMessages = MAX_IN_FLIGHT;
+  private window = PUSH_WINDOW_START;
+  /** The push window: how many pushes may be in flight now. */
+  get maxMessages(): number {
+    return Math.floor(this.window);
+  }
   readonly maxBytes = 0;
   outstanding = 0;
   outstandingBytes = 0;
@@ -206,6 +219,7 @@ export class PushWorker implements Consumer {
   private async deliverOne(d: Delivery): Promise<boolean> {
     const sub = this.sub;
     const ok = this.stopped ? false : await this.send(sub, d);
+    this.window = ok ? Math.min(MAX_IN_FLIGHT, this.window + 1) : Math.max(1, this.window / 2);
     try {
       if (ok) this.ack(sub.name, d.ackId);
       else this.engine.nack(sub, d.ackId);

@@ -47,7 +47,7 @@ import { runKey } from '../../core/scheduler/dispatch.ts';
 import { syncTables } from '../../core/syncs/sync-sql.ts';
 import { PLATFORM_DIAGNOSTICS_TABLE } from '../../core/warehouse/platform-diagnostics.ts';
 import { PRIVACY_TABLES } from '../../core/warehouse/privacy-audit.ts';
-import { RECONCILIATION_VIEW } from '../../core/warehouse/reconciliation.ts';
+import { reconciliationRangeSql } from '../../core/warehouse/reconciliation.ts';
 import { OPS_TABLES, TABLES, tableRef } from '../../core/warehouse/warehouse.ts';
 import type { RuleSpec } from '../../schemas/rule.ts';
 import type { SyncSpec } from '../../schemas/sync.ts';
@@ -229,7 +229,9 @@ function alerts(reader: RegistryReader, bigquery: BigQuery): Job {
     invalidEvents: ref(config.plan.dataset, TABLES.invalidEvents),
     deliveries: ref(config.plan.dataset, TABLES.deliveries),
     erasures: ref(config.plan.ops.dataset, PRIVACY_TABLES.erasures),
-    reconciliation: ref(config.plan.dataset, RECONCILIATION_VIEW),
+    // The view's range form: an evaluation reads its days' partitions only.
+    reconciliation: (range: { readonly from: string; readonly to: string }) =>
+      `(\n${reconciliationRangeSql(config.settings, (name) => ref(config.plan.dataset, name), range).days}\n) AS reconciliation`,
   };
   const states = ref(config.plan.ops.dataset, OPS_TABLES.alertStates);
   const insert = bigQueryInsertAll(bigquery, config.plan.ops.dataset);

@@ -8,7 +8,8 @@
  * name. `eventbus reconcile` starts a manual run named `<destination>@<day>`, which reads that day
  * only. A later read of a day adds rows (the view takes the newest); a retried chunk writes the
  * same insertIds. What the platform refuses (a token without access, an unknown property, an
- * outage) is logged and the run ends, as the diagnostics job does: tomorrow's reads again.
+ * outage) is logged and the run ends, as the diagnostics job does: tomorrow's reads again. Each
+ * run's outcome (read, or why not) is the line its lock keeps for `eventbus reconcile`.
  */
 import { createHash } from 'node:crypto';
 import type { InsertAll } from '../../adapters/bigquery-writer.ts';
@@ -146,6 +147,13 @@ export async function readCounts(
   return { counted, written: rows.length };
 }
 
+/** A run's summary in one line (the lock's `last_outcome`, which `eventbus reconcile` prints). */
+export function countsOutcome(summary: Readonly<Record<string, unknown>>): string {
+  if (typeof summary['skipped'] === 'string') return `not read: ${summary['skipped']}`;
+  const counted = Object.entries((summary['counted'] ?? {}) as Record<string, number>);
+  return `read: ${counted.map(([day, n]) => `${n} counted on ${day}`).join(', ') || 'no day asked'}`;
+}
+
 /** A counting request through the egress gate; a refusal or a network failure throws. */
 export function countsSender(send: EgressSender): PlatformCountsDeps['send'] {
   return async (r) => {
@@ -191,8 +199,12 @@ export function platformCountsJob(deps: PlatformCountsDeps): Job {
     async chunk(ctx) {
       const { destination, days } = runDays(ctx.run.name, ctx.now);
       const target = targets.find((t) => t.destination.id === destination);
-      if (!target) return { done: true, summary: { skipped: 'no such destination with counts on' } };
-      return { done: true, summary: await readCounts(deps, target, days, ctx.runId, ctx.now, ctx.fence) };
+      if (!target) {
+        const why = 'no such destination with counts on';
+        return { done: true, summary: { skipped: why }, outcome: `not read: ${why}` };
+      }
+      const summary = await readCounts(deps, target, days, ctx.runId, ctx.now, ctx.fence);
+      return { done: true, summary, outcome: countsOutcome(summary) };
     },
   };
 }

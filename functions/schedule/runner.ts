@@ -33,6 +33,8 @@ export interface ChunkResult {
   readonly cursor?: unknown;
   /** Figures for the log line of the chunk. */
   readonly summary?: Readonly<Record<string, unknown>>;
+  /** When done: the run's result in one line, kept in the lock as `last_outcome` for its caller. */
+  readonly outcome?: string;
 }
 
 export interface Job {

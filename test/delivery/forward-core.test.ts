@@ -396,22 +396,35 @@ describe('forward core: a destination that stops answering gets probes, not ever
     assert.equal(held.entries[0]?.row.status, 'failed');
     assert.match(held.entries[0]?.row.reason ?? '', /held back: hook did not answer its last 5 calls/);
     assert.equal(sent.length, FAILURES_TO_OPEN);
-    // One probe once 10 s have passed; it fails, so the next call is held again.
+    // One probe once 10 s have passed, without the event: a HEAD of the URL, no query, no body,
+    // no headers. It fails, so the event is not sent and the next call is held again.
     clock += PROBE_EVERY_MS;
-    await attempt();
+    const unanswered = await attempt();
+    assert.match(unanswered.entries[0]?.row.reason ?? '', /did not answer a probe without the event/);
     assert.equal(sent.length, FAILURES_TO_OPEN + 1);
+    const probe = sent.at(-1)?.request;
+    assert.equal(probe?.method, 'HEAD');
+    assert.equal(probe?.body, '');
+    assert.deepEqual(probe?.headers, {});
+    assert.equal(probe?.url, sent[0]?.request.url.split('?')[0]);
     await attempt();
     assert.equal(sent.length, FAILURES_TO_OPEN + 1);
     // The next probe comes twice as late: 10 s more are not enough.
     clock += PROBE_EVERY_MS;
     await attempt();
     assert.equal(sent.length, FAILURES_TO_OPEN + 1);
-    // The destination answers again: the next probe closes the breaker and calls flow.
+    // The destination answers again: the probe closes the breaker, the event follows it, calls flow.
     answering = true;
     clock += PROBE_EVERY_MS;
     assert.equal((await attempt()).ack, true);
+    assert.deepEqual(
+      sent.slice(FAILURES_TO_OPEN + 1).map((s) => s.request.method),
+      ['HEAD', 'POST'],
+    );
     assert.equal((await attempt()).ack, true);
-    assert.equal(sent.length, FAILURES_TO_OPEN + 3);
+    assert.equal(sent.length, FAILURES_TO_OPEN + 4);
+    // Only the probes were HEADs: every event went out once per answered or unanswered call.
+    assert.equal(sent.filter((s) => s.request.method === 'HEAD').length, 2);
   });
 
   it('counts an error status as an answer: a destination that answers 500 is not held back', async () => {

@@ -171,7 +171,11 @@ describe('forward core with the concurrency limiter', () => {
     h.tick(PROBE_EVERY_MS);
     const probe = h.push('probe');
     assert.equal(h.out.length, 2 + START_LIMIT);
-    // The probe is answered: the breaker closes and the limiter lets START_LIMIT out again.
+    // The probe carries no event (a HEAD): answered, the breaker closes and the event follows it.
+    assert.equal(h.out.at(-1)?.eventId, '');
+    h.out.at(-1)?.answer(ok);
+    for (let i = 0; i < 100 && h.out.length < 3 + START_LIMIT; i++) await new Promise((r) => setImmediate(r));
+    assert.equal(h.out.at(-1)?.eventId, 'probe');
     h.out.at(-1)?.answer(ok);
     assert.equal((await probe).ack, true);
     assert.equal(h.breaker.isOpen('hook'), false);

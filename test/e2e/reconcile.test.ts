@@ -2,7 +2,8 @@
  * Reconciliation end to end on the local environment (issue #102): a Meta and a GA4 destination
  * with `config.counts: true` deliver twenty events each; the stand-ins report counts 10 % short
  * (`EVENTBUS_STANDIN_COUNT_SHORTFALL`); `eventbus reconcile --day <today>` runs the counting reads
- * on the schedule function and prints permitted, sent, accepted and Meta's and GA4's counts with
+ * on the schedule function, says per destination whether its count was read (TikTok and the
+ * webhook report none), and prints permitted, sent, accepted and Meta's and GA4's counts with
  * the gap (GA4's read as the function's own account, its token from the receiver's metadata twin);
  * the `reconciliation` view holds the same figures; and a `counted_below` alert on Meta fires at
  * the chat stand-in.
@@ -106,7 +107,16 @@ describe('end to end: reconcile reads the platforms’ counts, shows the gap, an
       { out: (t) => (out += t), err: (t) => (err += t) },
     );
     assert.equal(code, 0, err);
-    const printed = JSON.parse(out.slice(out.indexOf('{'))) as { reconciliation: Record<string, unknown>[] };
+    const printed = JSON.parse(out.slice(out.indexOf('{'))) as {
+      counts: { destination: string; outcome: string }[];
+      reconciliation: Record<string, unknown>[];
+    };
+    // One line per destination on its count: read, or why not.
+    const outcome = Object.fromEntries(printed.counts.map((c) => [c.destination, c.outcome]));
+    assert.equal(outcome['meta'], `read: ${EVENTS - 2} counted on ${day}`, out);
+    assert.equal(outcome['ga4'], `read: ${EVENTS - 2} counted on ${day}`, out);
+    assert.match(outcome['tiktok'] ?? '', /^not read: the platform reports no counts to this service/);
+    assert.match(outcome['webhook'] ?? '', /^not read: the platform reports no counts: a webhook/);
     const of = (d: string) => printed.reconciliation.find((r) => r['destination'] === d) ?? {};
     const figures = (d: string) =>
       ['permitted', 'sent', 'accepted', 'counted'].map((k) => (of(d)[k] === null ? null : Number(of(d)[k])));

@@ -46,6 +46,7 @@ describe('functions: refusals answered from returned steps', () => {
       last_finished_at: null,
       failures: 0,
       last_error: null,
+      last_outcome: null,
     };
     const busyJob = { kind: 'Alert', scheduled: async () => [], chunk: untouched };
     http(

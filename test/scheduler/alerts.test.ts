@@ -47,7 +47,7 @@ function harness() {
         invalidEvents: 'i',
         deliveries: 'd',
         erasures: 'x',
-        reconciliation: 'r',
+        reconciliation: () => 'r',
       }),
     query: async (q) => {
       queries.push(q);

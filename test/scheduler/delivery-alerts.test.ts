@@ -104,7 +104,7 @@ describe('alerts: latency and success_drop over the ledger (BigQuery emulator)',
   });
 
   const evaluate = async (c: AlertCondition, now: Date): Promise<AlertReading> => {
-    const tables = alertTablesOf(fx.settings.project, fx.p);
+    const tables = alertTablesOf(fx.settings.project, fx.p, fx.settings);
     const q = alertQuery(c, now, tables);
     const [rows] = await fx.bigquery.query({ query: q.sql, params: { ...q.params } });
     return alertReading(c, (rows as Record<string, unknown>[])[0] ?? {});

@@ -39,7 +39,7 @@ describe('alerts: erasure_failures over the erasures audit (BigQuery emulator)',
   });
 
   it('fires for the request that gave up within the window, and only for it', async () => {
-    const tables = alertTablesOf(fx.settings.project, fx.p);
+    const tables = alertTablesOf(fx.settings.project, fx.p, fx.settings);
     const condition = { erasure_failures: { window: '1h' } };
     const q = alertQuery(condition, new Date(now), tables);
     const [rows] = await fx.bigquery.query({ query: q.sql, params: { ...q.params } });

@@ -4,7 +4,9 @@
  * scheduler's PlatformCounts job asks Meta's pixel stats and GA4's runReport through the egress
  * gate with each destination's own credentials and writes `platform_counts` rows to the BigQuery
  * emulator, which the reconciliation view joins. A refused token, a destination without a
- * property, and a stand-in the gate refuses write nothing and are logged.
+ * property, missing credentials and a stand-in the gate refuses write nothing and are logged;
+ * each run's outcome is the line `eventbus reconcile` prints for its destination, beside the
+ * reason a platform that reports no counts, or a destination with counts off, is not asked.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -13,8 +15,10 @@ import { join } from 'node:path';
 import type { BigQuery } from '@google-cloud/bigquery';
 import { bigQueryInsertAll } from '../../adapters/bigquery-writer.ts';
 import { createEgressSender } from '../../adapters/egress.ts';
+import { countsReadLines, runOutcome } from '../../cli/commands/reconcile.ts';
 import { plan } from '../../core/plan.ts';
 import { countsRunName, PLATFORM_COUNTS_KIND } from '../../core/platforms/counted.ts';
+import { afterChunk, FREE_LOCK } from '../../core/scheduler/dispatch.ts';
 import { PLATFORM_COUNTS_TABLE } from '../../core/warehouse/reconciliation.ts';
 import { type BigQueryEmulator, startBigQueryEmulator } from '../../emulators/bigquery/server.ts';
 import {
@@ -66,6 +70,7 @@ describe('scheduler: the platforms’ own counts become platform_counts rows', f
         metaDest(),
         metaDest({ id: 'meta-bad-token', secrets: { access_token: 'OTHER' } }),
         metaDest({ id: 'meta-off', config: { pixel_id: PIXEL } }),
+        metaDest({ id: 'meta-no-secret', secrets: { access_token: 'UNSET' } }),
         {
           id: 'ga4',
           type: 'ga4_mp',
@@ -157,7 +162,7 @@ describe('scheduler: the platforms’ own counts become platform_counts rows', f
     const scheduled = await job([]).scheduled(now);
     assert.deepEqual(
       scheduled.map((s) => s.name),
-      ['meta', 'meta-bad-token', 'ga4', 'ga4-no-property'],
+      ['meta', 'meta-bad-token', 'meta-no-secret', 'ga4', 'ga4-no-property'],
     );
   });
 
@@ -199,8 +204,56 @@ describe('scheduler: the platforms’ own counts become platform_counts rows', f
     assert.match(String(gated.summary?.['skipped']), /unreachable: egress refused/);
     const off = await run(allow, countsRunName('meta-off', day));
     assert.match(String(off.summary?.['skipped']), /no such destination/);
+    const unset = await run(allow, countsRunName('meta-no-secret', day));
+    assert.equal(unset.outcome, 'not read: no credentials');
     assert.deepEqual(await rows('meta-bad-token'), []);
     assert.deepEqual(await rows('ga4-no-property'), []);
-    assert.equal(logged.length, 3);
+    assert.equal(logged.length, 4);
+  });
+
+  it('each run’s outcome is the line `eventbus reconcile` prints for its destination', async () => {
+    const allow = [meta.url, ga4.url].map((u) => new URL(u).origin);
+    const outcomes = new Map<string, string>();
+    const runs: [string, readonly string[]][] = [
+      ['meta', allow],
+      ['meta-bad-token', allow],
+      ['meta-no-secret', allow],
+      ['ga4', []],
+    ];
+    for (const [id, gate] of runs) {
+      const result = await run(gate, countsRunName(id, day), `${id}-outcome`);
+      // What the runner keeps in the lock when the run is done, and the CLI reads back.
+      const msg = {
+        kind: PLATFORM_COUNTS_KIND,
+        name: id,
+        slot: now.toISOString(),
+        trigger: 'manual' as const,
+      };
+      outcomes.set(id, runOutcome(afterChunk(FREE_LOCK, msg, result, now)));
+    }
+    outcomes.set(
+      'ga4-no-property',
+      runOutcome({ last_error: 'given up after 5 failed chunks: HTTP 500', last_outcome: null }),
+    );
+    const lines = countsReadLines(
+      [
+        ...(settings.destinations ?? []),
+        { id: 'tiktok', type: 'tiktok_events', config: { pixel_code: 'C1' } },
+        { id: 'hook', type: 'webhook', config: { url: 'https://hooks.example/x' } },
+        { id: 'meta-paused', type: 'meta_capi', enabled: false, config: { pixel_id: PIXEL, counts: true } },
+      ],
+      outcomes,
+    );
+    const by = Object.fromEntries(lines.map((l) => [l.destination, l.outcome]));
+    assert.equal(by['meta'], `read: 27 counted on ${day}`);
+    assert.match(by['meta-bad-token'] ?? '', /^not read: answered 400: Invalid OAuth access token/);
+    assert.equal(by['meta-no-secret'], 'not read: no credentials');
+    assert.match(by['ga4'] ?? '', /^not read: unreachable: egress refused/);
+    assert.equal(by['ga4-no-property'], 'not read: given up after 5 failed chunks: HTTP 500');
+    assert.match(by['meta-off'] ?? '', /^not read: config\.counts is not true/);
+    assert.match(by['tiktok'] ?? '', /^not read: the platform reports no counts to this service/);
+    assert.match(by['hook'] ?? '', /^not read: the platform reports no counts: a webhook/);
+    assert.match(by['meta-paused'] ?? '', /^not read: the destination is off/);
+    assert.equal(lines.length, 9);
   });
 });

@@ -2,13 +2,17 @@
  * The reconciliation views over the BigQuery emulator (docs/storage.md, "Reconciliation"): a day
  * of stored events, their ledger rows and a platform's counts give permitted, sent, accepted and
  * counted per destination, the newest count of a day wins, a destination whose platform reports
- * no counts says so, and reconciliation_gaps names the reasons behind each gap.
+ * no counts says so, and reconciliation_gaps names the reasons behind each gap. The studio's and
+ * the CLI's queries (the views' range form) give the view's rows for their days, bound every
+ * table they read to the range's partitions, and give nothing for a range without the day.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BigQuery } from '@google-cloud/bigquery';
+import { reconcileDaySql } from '../../cli/commands/reconcile.ts';
+import { reconciliationSql } from '../../core/console/reconciliation-chart.ts';
 import { plan } from '../../core/plan.ts';
 import { type BigQueryEmulator, startBigQueryEmulator } from '../../emulators/bigquery/server.ts';
 import { emulatorBigQuery, provision } from '../../local/provision.ts';
@@ -24,8 +28,8 @@ describe('reconciliation: permitted, sent, accepted and counted per day and dest
   let dir: string;
   let emu: BigQueryEmulator;
   let bigquery: BigQuery;
-  const q = async (query: string) =>
-    (await bigquery.query({ query }))[0].map((r: Record<string, unknown>) =>
+  const q = async (query: string, params: Record<string, string> = {}) =>
+    (await bigquery.query({ query, params }))[0].map((r: Record<string, unknown>) =>
       JSON.parse(JSON.stringify(r, (_k, v) => (v && typeof v === 'object' && 'value' in v ? v.value : v))),
     ) as Record<string, unknown>[];
 
@@ -134,5 +138,78 @@ describe('reconciliation: permitted, sent, accepted and counted per day and dest
     assert.ok(query, 'the section shows a query');
     const rows = await q(query.replaceAll('events.', `${p.dataset}.`));
     assert.ok(rows.every((r) => 'counted_ratio' in r && 'counted_source' in r));
+  });
+
+  describe('the range form the studio and the CLI read', () => {
+    const ref = (name: string) => `${p.dataset}.${name}`;
+    const figures = (rows: Record<string, unknown>[]) =>
+      rows.map((r) =>
+        ['day', 'destination', 'permitted', 'sent', 'accepted', 'counted'].map((k) =>
+          r[k] === null || k === 'day' || k === 'destination' ? r[k] : Number(r[k]),
+        ),
+      );
+
+    it('gives the view’s rows for the day, and none for a range without it', async () => {
+      const studio = reconciliationSql(settings, ref);
+      const view = await q(
+        `SELECT CAST(day AS STRING) AS day, destination, permitted, sent, accepted, counted FROM ${ref('reconciliation')} ORDER BY destination`,
+      );
+      assert.equal(view.length, 2);
+      const page = await q(studio.days, { since: '2026-02-25', until: day });
+      assert.deepEqual(figures(page), figures(view));
+      const gaps = await q(studio.gaps, { since: day, until: day });
+      assert.deepEqual(
+        gaps.filter((g) => g['destination'] === 'meta').map((g) => g['stage']),
+        ['refused', 'refused_later', 'skipped', 'unsent'],
+      );
+      assert.deepEqual(await q(studio.days, { since: '2026-03-03', until: '2026-03-16' }), []);
+      assert.deepEqual(await q(studio.gaps, { since: '2026-02-01', until: '2026-03-01' }), []);
+      const cli = reconcileDaySql(settings, p.dataset);
+      const printed = await q(
+        `SELECT CAST(day AS STRING) AS day, * EXCEPT (day) FROM (${cli.days}) ORDER BY destination`,
+        {
+          day,
+        },
+      );
+      assert.deepEqual(figures(printed), figures(view));
+      assert.equal((await q(cli.gaps, { day })).length, 4);
+      assert.deepEqual(await q(cli.days, { day: '2026-03-01' }), []);
+    });
+
+    it('bounds every read of a partitioned table by its partitioning column', () => {
+      const reads = (sql: string, table: string) =>
+        (sql.match(new RegExp(`(FROM|JOIN) ${ref(table).replaceAll('.', '\\.')}\\b`, 'g')) ?? []).length;
+      const count = (sql: string, text: string) => sql.split(text).length - 1;
+      const cases = [
+        ['studio', reconciliationSql(settings, ref), 'since', 'until'],
+        ['cli', reconcileDaySql(settings, p.dataset), 'day', 'day'],
+      ] as const;
+      for (const [who, sql, from, to] of cases)
+        for (const text of [sql.days, sql.gaps]) {
+          assert.ok(reads(text, 'deliveries') > 0, who);
+          assert.equal(
+            count(text, `recorded_at >= TIMESTAMP_SUB(TIMESTAMP(@${from}), INTERVAL 24 HOUR)`),
+            reads(text, 'deliveries'),
+            `${who}: each read of deliveries is bounded\n${text}`,
+          );
+          assert.equal(
+            count(
+              text,
+              `event_time >= TIMESTAMP(@${from}) AND e.event_time < TIMESTAMP_ADD(TIMESTAMP(@${to}), INTERVAL 1 DAY)`,
+            ) +
+              count(
+                text,
+                `WHERE event_time >= TIMESTAMP(@${from}) AND event_time < TIMESTAMP_ADD(TIMESTAMP(@${to}), INTERVAL 1 DAY)`,
+              ),
+            reads(text, 'events_dedup'),
+            `${who}: each read of events is bounded\n${text}`,
+          );
+          assert.equal(
+            count(text, `day >= CAST(@${from} AS DATE) AND day <= CAST(@${to} AS DATE)`),
+            reads(text, 'platform_counts'),
+            `${who}: each read of platform_counts is bounded`,
+          );
+        }
+    });
   });
 });

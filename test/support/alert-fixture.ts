@@ -1,7 +1,7 @@
 import type { AlertTables } from '../../core/alerts/alerts.ts';
 import type { Plan } from '../../core/plan.ts';
 import { PRIVACY_TABLES } from '../../core/warehouse/privacy-audit.ts';
-import { RECONCILIATION_VIEW } from '../../core/warehouse/reconciliation.ts';
+import { type ReconciliationSettings, reconciliationRangeSql } from '../../core/warehouse/reconciliation.ts';
 import { TABLES, tableRef } from '../../core/warehouse/warehouse.ts';
 
 /**
@@ -22,13 +22,14 @@ export const META_FAILING = Object.freeze({
 });
 
 /** The tables an alert condition reads, in a provisioned warehouse (functions/schedule's, for tests). */
-export function alertTablesOf(project: string, p: Plan): AlertTables {
+export function alertTablesOf(project: string, p: Plan, settings: ReconciliationSettings): AlertTables {
   const ref = (dataset: string, table: string) => tableRef(project, dataset, table);
   return {
     events: ref(p.dataset, TABLES.events),
     invalidEvents: ref(p.dataset, TABLES.invalidEvents),
     deliveries: ref(p.dataset, TABLES.deliveries),
     erasures: ref(p.ops.dataset, PRIVACY_TABLES.erasures),
-    reconciliation: ref(p.dataset, RECONCILIATION_VIEW),
+    reconciliation: (range) =>
+      `(\n${reconciliationRangeSql(settings, (name) => ref(p.dataset, name), range).days}\n) AS reconciliation`,
   };
 }

@@ -165,6 +165,61 @@ describe('pubsub emulator push', () => {
     }
   });
 
+  it('pushes within a slow-start window: 3 at first, growing with acks, down to 1 after failures', async () => {
+    let mode: 'hold' | 'ack' | 'fail' = 'hold';
+    const held: ServerResponse[] = [];
+    let inFlight = 0;
+    let attempts = 0;
+    const ep = await endpoint((_body, res) => {
+      attempts++;
+      inFlight++;
+      res.on('finish', () => inFlight--);
+      if (mode === 'hold') held.push(res);
+      else res.writeHead(mode === 'ack' ? 204 : 503).end();
+    });
+    const release = (status: number) => {
+      for (const res of held.splice(0)) res.writeHead(status).end();
+    };
+    const settle = () => new Promise((r) => setTimeout(r, 300));
+    try {
+      const [topic] = await run.client.createTopic('window-t');
+      await topic.createSubscription('window-s', {
+        pushConfig: { pushEndpoint: ep.url },
+        ackDeadlineSeconds: 60,
+        retryPolicy: { minimumBackoff: { seconds: 0, nanos: 0 }, maximumBackoff: { seconds: 0, nanos: 0 } },
+      });
+      const publish = (n: number, tag: string) =>
+        Promise.all(
+          Array.from({ length: n }, (_, i) => topic.publishMessage({ data: Buffer.from(`${tag}${i}`) })),
+        );
+      // A new subscription pushes 3 at once, however many are ready.
+      await publish(40, 'a');
+      await until(() => held.length === 3);
+      await settle();
+      assert.equal(inFlight, 3);
+      // Each ack opens the window by one: acked as they come, the rest go out, and the window grows.
+      mode = 'ack';
+      release(204);
+      await until(() => attempts === 40 && inFlight === 0);
+      mode = 'hold';
+      await publish(40, 'b');
+      await until(() => held.length >= 20);
+      await settle();
+      assert.ok(inFlight > 20, `window after 40 acks: ${inFlight}`);
+      // Failures halve it down to one push at a time; the messages it holds back are not attempts.
+      mode = 'fail';
+      release(503);
+      await until(() => attempts >= 40 + 40 + 10);
+      mode = 'hold';
+      await until(() => held.length === 1);
+      await settle();
+      assert.equal(inFlight, 1);
+      release(204);
+    } finally {
+      ep.close();
+    }
+  });
+
   it('pushes one ordering key in order, resending from a failed message', async () => {
     const seen: number[] = [];
     let failed = false;

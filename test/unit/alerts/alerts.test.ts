@@ -28,7 +28,7 @@ const TABLES = {
   invalidEvents: '`p.events.invalid_events`',
   deliveries: '`p.events.deliveries`',
   erasures: '`p.eventbus_ops.erasures`',
-  reconciliation: '`p.events.reconciliation`',
+  reconciliation: (r: { from: string; to: string }) => `RANGE(@${r.from}, @${r.to})`,
 };
 const NOW = new Date('2026-11-23T12:00:00.000Z');
 
@@ -172,6 +172,26 @@ describe('alerts: the SQL of each condition', () => {
     );
     assert.match(q.sql, /CROSS JOIN \(SELECT COUNT\(\*\) AS stored FROM `p.events.events` WHERE event_time/);
     assert.deepEqual(q.params, { since: '2026-11-23T11:00:00.000Z', until: '2026-11-23T12:00:00.000Z' });
+  });
+});
+
+describe('alerts: the reconciliation conditions read their days’ partitions only', () => {
+  it('counted below reads the range form over the last three days, sent below over two', () => {
+    const counted = alertQuery({ counted_below: { destination: 'meta' } }, NOW, TABLES);
+    assert.match(counted.sql, /FROM RANGE\(@from_day, @to_day\)/);
+    assert.doesNotMatch(counted.sql, /events\.reconciliation/);
+    assert.deepEqual(counted.params, { destination: 'meta', from_day: '2026-11-21', to_day: '2026-11-23' });
+    const sent = alertQuery({ sent_below: { destination: 'meta' } }, NOW, TABLES);
+    assert.match(sent.sql, /FROM RANGE\(@from_day, @to_day\)/);
+    assert.deepEqual(sent.params, { destination: 'meta', from_day: '2026-11-22', to_day: '2026-11-23' });
+  });
+
+  it('went quiet counts waiting events once each, those of the last two minutes left to settle', () => {
+    const q = alertQuery({ went_quiet: { destination: 'meta' } }, NOW, TABLES);
+    assert.match(q.sql, /COUNT\(DISTINCT CONCAT\(e\.event_id, '\/', e\.payload_digest\)\) AS waiting/);
+    assert.match(q.sql, /e\.received_at < TIMESTAMP\(@settled\)/);
+    assert.equal(q.params['settled'], '2026-11-23T11:58:00.000Z');
+    assert.equal(q.params['before_until'], '2026-11-16T12:00:00.000Z');
   });
 });
 

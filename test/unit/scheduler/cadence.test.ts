@@ -127,6 +127,16 @@ describe('the tick and the runner', () => {
     // A manual run leaves the schedule's slot where it was.
     const m = afterChunk(held, { ...msg, trigger: 'manual' }, { done: true }, now);
     assert.equal(m.last_slot, null);
+    assert.equal(m.last_outcome, null);
+    // A finished run's one-line outcome stays in the lock for its caller, bounded.
+    const said = afterChunk(held, msg, { done: true, outcome: 'not read: no credentials' }, now);
+    assert.equal(said.last_outcome, 'not read: no credentials');
+    assert.equal(
+      afterChunk(held, msg, { done: true, outcome: 'x'.repeat(2000) }, now).last_outcome?.length,
+      500,
+    );
+    // A chunk that continues keeps none.
+    assert.equal(afterChunk(held, msg, { done: false, outcome: 'early' }, now).last_outcome, null);
   });
 
   it('gives a run up after repeated failed chunks, so later slots are not held back', () => {
