@@ -89,8 +89,8 @@ export interface EnvelopeContext {
      */
     readonly unverifiedMoney?: boolean;
     /**
-     * A page's batch with a GA4 destination: GA4's client id for an event (the page's `_ga`, or a
-     * new one), where its consent lets `_ga` be stored (gateway/id-cookies.ts, gaClientIds); it
+     * A page's batch with a GA4 destination: GA4's client id for an event (the page's `_ga`, or one
+     * derived from its anonymous id), where its consent lets `_ga` be stored (gateway/id-cookies.ts, gaClientIds); it
      * fills `campaign.ga_client_id` when the event has none, as a server field.
      */
     readonly gaClientId?: ((event: NormalizedEvent) => string | undefined) | undefined;

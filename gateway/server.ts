@@ -209,7 +209,8 @@ function handlePublish(
       observed.sender === 'browser'
         ? { ...cookieRequestOf(req, protoOf(rt, req), forwardedHost(rt, req)), cookieless }
         : undefined;
-    // A page's `_ga` (or a new one) as GA4's client id, where consent lets it be stored.
+    // A page's `_ga` (else one derived from the anonymous id) as GA4's client id, where consent
+    // lets it be stored.
     const gaClientId = cookieRequest && gaClientIds(rt.config.settings, cookieRequest);
     const client = cookieless
       ? {

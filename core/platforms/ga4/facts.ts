@@ -22,9 +22,10 @@ export const GA4_FACTS: PlatformFacts = {
    */
   tcfVendor: 755,
   // `_ga`, gtag.js's client id cookie, from the id the gateway put in the event's
-  // `campaign.ga_client_id` (the page's own `_ga`, else a new one: client-id.ts), which is the
-  // `client_id` GA4 is sent, so gtag.js on the page reads the same client. A page's `_ga` holding
-  // that id is re-affirmed as it is (its domain index kept). Only with a GA4 destination.
+  // `campaign.ga_client_id` (the page's own `_ga`, else one derived from the anonymous id:
+  // gateway/id-cookies.ts, client-id.ts), which is the `client_id` GA4 is sent, so gtag.js on the
+  // page reads the same client. A page's `_ga` holding that id is re-affirmed as it is (its domain
+  // index kept). Only with a GA4 destination.
   cookies: [
     {
       name: '_ga',
