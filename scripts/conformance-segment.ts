@@ -7,8 +7,9 @@
  * nothing of it is copied here: each destination's `__tests__` files are bundled at run time.
  *
  * Each destination's tests run twice in a worker of their own (scripts/conformance-segment/worker.ts):
- * as Segment runs them (actions-core's test integration), then with `testAction` running our runtime.
- * A case is runnable when it runs actions through `testAction` alone and passes Segment's own way
+ * as Segment runs them (actions-core's test integration), then with `testAction` running our runtime
+ * (and `testBatchAction`, `executeBatch` its batch path: scripts/conformance-segment/batch.ts).
+ * A case is runnable when it runs actions through those alone and passes Segment's own way
  * here; it then passes or fails ours (classify.ts gives the reasons): it passes when Segment's
  * assertions hold AND every request ours sends is the one Segment's own code sends for the same
  * input (wire.ts).

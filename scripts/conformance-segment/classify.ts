@@ -25,13 +25,21 @@ export interface CaseResult {
   readonly assertions?: boolean;
   /** For a runnable case: whether every request ours sent is the one Segment's own code sends. */
   readonly wire?: boolean;
+  /** A batch case: it runs testBatchAction or executeBatch (through forward-catalog's batch path). */
+  readonly batch?: true;
 }
 
-/** Why a test that calls something else than testAction is not a run of our runtime. */
+/**
+ * The test integration's calls the run runs through our runtime: testAction one event at a time,
+ * testBatchAction and the test integration's executeBatch (its multi-status answer, which our
+ * runtime takes each event's outcome from) through forward-catalog's batch path (batch.ts).
+ */
+const OURS = new Set(['testAction', 'testBatchAction', 'executeBatch']);
+const BATCH = new Set(['testBatchAction', 'executeBatch']);
+
+/** Why a test that calls something else than those is not a run of our runtime. */
 const OTHER_CALLS: Readonly<Record<string, string>> = {
-  testBatchAction: 'batch (performBatch): forward-catalog batches, but the harness runs single events only',
-  executeBatch: 'batch (performBatch): forward-catalog batches, but the harness runs single events only',
-  onBatch: 'batch (performBatch): forward-catalog batches, but the harness runs single events only',
+  onBatch: "calls actions-core's Destination directly, not through the test integration",
   testAuthentication: "connection test (testAuthentication): Segment's app, not a delivery",
   testDynamicField: "dynamic field lookup (Segment's mapping UI)",
   executeDynamicField: "dynamic field lookup (Segment's mapping UI)",
@@ -141,8 +149,9 @@ export function classify(
       name: line.name ?? '',
       id: caseId(line.file, line.name ?? '', n),
       actions: [...new Set(line.actions ?? [])],
+      ...((line.calls ?? []).some((c) => BATCH.has(c)) ? { batch: true as const } : {}),
     };
-    const other = (line.calls ?? []).find((c) => c !== 'testAction');
+    const other = (line.calls ?? []).find((c) => !OURS.has(c));
     const notRunnable = (reason: string) => out.push({ ...base, result: 'not runnable', reason });
     if (line.status === 'skip') notRunnable("skipped in Segment's file (it.skip, it.todo)");
     else if (other) notRunnable(OTHER_CALLS[other] ?? `calls ${other}`);
@@ -199,6 +208,23 @@ export interface ActionFigure {
   readonly passing: number;
 }
 
+/** Runnable cases counted: all of them, those whose assertions and wire both hold, and each apart. */
+export interface CaseFigures {
+  readonly runnable: number;
+  readonly passing: number;
+  readonly assertions: number;
+  readonly wire: number;
+}
+
+function caseFigures(runnable: readonly CaseResult[]): CaseFigures {
+  return {
+    runnable: runnable.length,
+    passing: runnable.filter((c) => c.result === 'pass').length,
+    assertions: runnable.filter((c) => c.assertions).length,
+    wire: runnable.filter((c) => c.wire).length,
+  };
+}
+
 export interface DestinationFigure {
   readonly slug: string;
   readonly cases: number;
@@ -211,6 +237,8 @@ export interface DestinationFigure {
   readonly wire: number;
   /** Runnable cases run with stand-ins for required settings the test leaves out. */
   readonly withStandIns: number;
+  /** The runnable batch cases (testBatchAction, executeBatch: forward-catalog's batch path), counted apart too. */
+  readonly batch: CaseFigures;
   /** The passing cases by name (caseId): a later run in which one of them does not pass fails. */
   readonly passed: readonly string[];
   /** Actions with runnable cases, each verified when all of them pass. */
@@ -238,11 +266,9 @@ export function destinationFigure(slug: string, cases: readonly CaseResult[]): D
   return {
     slug,
     cases: cases.length,
-    runnable: runnable.length,
-    passing: runnable.filter((c) => c.result === 'pass').length,
-    assertions: runnable.filter((c) => c.assertions).length,
-    wire: runnable.filter((c) => c.wire).length,
+    ...caseFigures(runnable),
     withStandIns: runnable.filter((c) => c.standIns).length,
+    batch: caseFigures(runnable.filter((c) => c.batch)),
     passed: runnable.filter((c) => c.result === 'pass').map((c) => c.id),
     actions: [...actions].sort(([a], [b]) => a.localeCompare(b)).map(([action, f]) => ({ action, ...f })),
     notRunnable: counted(cases.flatMap((c) => (c.result === 'not runnable' && c.reason ? [c.reason] : []))),
@@ -264,6 +290,8 @@ export interface ConformanceTotals {
   readonly assertions: number;
   readonly wire: number;
   readonly withStandIns: number;
+  /** The runnable batch cases (testBatchAction, executeBatch). */
+  readonly batch: CaseFigures;
   /** Destinations with at least one verified action. */
   readonly destinationsVerified: number;
   readonly actionsVerified: number;
@@ -286,6 +314,12 @@ export function totalsOf(destinations: readonly DestinationFigure[]): Conformanc
     assertions: sum((d) => d.assertions),
     wire: sum((d) => d.wire),
     withStandIns: sum((d) => d.withStandIns),
+    batch: {
+      runnable: sum((d) => d.batch.runnable),
+      passing: sum((d) => d.batch.passing),
+      assertions: sum((d) => d.batch.assertions),
+      wire: sum((d) => d.batch.wire),
+    },
     destinationsVerified: destinations.filter((d) => verifiedActions(d).length > 0).length,
     actionsVerified: sum((d) => verifiedActions(d).length),
     actionsWithRunnableCases: sum((d) => d.actions.length),

@@ -11,19 +11,30 @@ import { dirname, join } from 'node:path';
 import { type EgressSender, egressFetch } from '../../adapters/egress.ts';
 import type { runSegmentEvent } from '../../adapters/segment-actions/run.ts';
 import type { Destination } from '../../schemas/settings.ts';
+import { runBatch } from './batch.ts';
 import { type CaseResult, caseId } from './classify.ts';
 import { pinned } from './pinned.ts';
 import type { ConformanceReport } from './table.ts';
 import { type Wire, wireDiff } from './wire.ts';
 
-/** One testAction of a passing case. */
-export interface ReplayCase {
+/** One testAction (or testBatchAction) of a passing case. */
+export type ReplayCase = ReplayInput &
+  (
+    | {
+        /** The event as Segment's test integration made it. */
+        readonly event: Record<string, unknown>;
+      }
+    | {
+        /** A batch case's events as Segment's test integration made them, sent in one batch (batch.ts). */
+        readonly events: readonly Record<string, unknown>[];
+      }
+  );
+
+interface ReplayInput {
   /** The case (classify.ts caseId). */
   readonly name: string;
   /** The destination as ours ran it: the test's settings (and stand-ins) as config, its action and mapping. */
   readonly destination: Destination;
-  /** The event as Segment's test integration made it. */
-  readonly event: Record<string, unknown>;
   readonly secrets: Readonly<Record<string, string>>;
   /** The instant the clock was held at (pinned.ts), as in the run. */
   readonly at: number;
@@ -68,8 +79,9 @@ export async function freshRuntime(n: number): Promise<typeof runSegmentEvent> {
 }
 
 /**
- * One case through our runtime, its answers given back in order, behind the egress gate's fetch:
- * how what it sends differs from Segment's, or undefined when it is the same.
+ * One case through our runtime, its answers given back in order, behind the egress gate's fetch (a
+ * batch case's events in one batch, through forward-catalog's batch path): how what it sends
+ * differs from Segment's, or undefined when it is the same.
  */
 export async function replayCase(c: ReplayCase, run: typeof runSegmentEvent): Promise<string | undefined> {
   const sent: Wire[] = [];
@@ -84,8 +96,12 @@ export async function replayCase(c: ReplayCase, run: typeof runSegmentEvent): Pr
       body: answer.text,
     };
   };
-  const fetch = egressFetch(send, 30_000);
-  await pinned(c.at, () => run(c.event, c.destination, c.secrets, { fetch, now: new Date(c.at) }));
+  const io = { fetch: egressFetch(send, 30_000), now: new Date(c.at) };
+  await pinned<unknown>(c.at, () =>
+    'events' in c
+      ? runBatch(run, c.events, c.destination, c.secrets, io)
+      : run(c.event, c.destination, c.secrets, io),
+  );
   return wireDiff(sent, c.segment);
 }
 

@@ -45,21 +45,25 @@ export function conformanceSection(report: ConformanceReport): string {
     `**${t.passing} of ${t.runnable} runnable cases pass (${percent(t.passing, t.runnable)} %)**: a case passes when Segment's`,
     `assertions hold (${t.assertions} cases) and every request ours sends, after the egress gate's fetch, is the one`,
     `Segment's own code sends for the same input: method, URL, headers and body (${t.wire} cases). ${t.withStandIns} of them ran with`,
-    "stand-ins for required settings the test leaves out (Segment's test integration runs without them). Of",
+    "stand-ins for required settings the test leaves out (Segment's test integration runs without them).",
+    `${t.batch.runnable} of the runnable cases are batch cases (\`testBatchAction\`, \`executeBatch\`), whose events go through`,
+    `\`forward-catalog\`'s batch path to the action's \`performBatch\`: ${t.batch.passing} of them pass (assertions ${t.batch.assertions},`,
+    `wire ${t.batch.wire}). Of`,
     `${t.cases} cases in`,
     `${t.destinationsWithTests} destinations' tests, ${t.cases - t.runnable} are not runnable here, each for its reason below.`,
     ...reasonsTable('Not runnable, why', t.notRunnable),
     ...reasonsTable('Runnable but failing, why', t.failing),
     '',
-    '| Destination | Actions verified | Runnable cases passing | Assertions | Wire | Not runnable | Failing (why) |',
-    '| --- | --- | ---: | ---: | ---: | ---: | --- |',
+    '| Destination | Actions verified | Runnable cases passing | Assertions | Wire | Batch cases passing | Not runnable | Failing (why) |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |',
     ...report.destinations.map((d) => {
       const verified = verifiedActions(d).map((a) => a.action);
       const actions =
         d.actions.length === 0
           ? '—'
           : `${verified.length} of ${d.actions.length}${verified.length > 0 ? ` (${verified.join(', ')})` : ''}`;
-      return `| \`${d.slug}\` | ${actions} | ${d.passing} / ${d.runnable} | ${d.assertions} | ${d.wire} | ${d.cases - d.runnable} | ${failingSummary(d) || '—'} |`;
+      const batch = d.batch.runnable === 0 ? '—' : `${d.batch.passing} / ${d.batch.runnable}`;
+      return `| \`${d.slug}\` | ${actions} | ${d.passing} / ${d.runnable} | ${d.assertions} | ${d.wire} | ${batch} | ${d.cases - d.runnable} | ${failingSummary(d) || '—'} |`;
     }),
     '',
     SECTION_END,

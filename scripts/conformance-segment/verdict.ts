@@ -6,8 +6,11 @@
  */
 import type { DestinationFigure } from './classify.ts';
 
-/** The committed results as the verdict reads them (older results have no `passed` list). */
-export type CommittedFigure = Omit<DestinationFigure, 'passed'> & { readonly passed?: readonly string[] };
+/** The committed results as the verdict reads them (older results have no `passed` list, no batch figures). */
+export type CommittedFigure = Omit<DestinationFigure, 'passed' | 'batch'> & {
+  readonly passed?: readonly string[];
+  readonly batch?: DestinationFigure['batch'];
+};
 
 /**
  * Why the run fails, one line each; empty when it holds. `run` are the destinations this run meant

@@ -72,8 +72,17 @@ function sameBody(a: string, b: string): boolean {
   return x !== undefined && x === canonicalJson(b);
 }
 
-/** The ways the runner's own tests break our runtime, each of which the run must notice. */
-export const MUTATIONS = ['drop-header', 'alter-body', 'send-nothing', 'refuse-settings'] as const;
+/**
+ * The ways the runner's own tests break our runtime, each of which the run must notice;
+ * `send-alone` breaks only batch cases: each of their events is sent alone, not in a batch.
+ */
+export const MUTATIONS = [
+  'drop-header',
+  'alter-body',
+  'send-nothing',
+  'refuse-settings',
+  'send-alone',
+] as const;
 export type Mutation = (typeof MUTATIONS)[number];
 
 export function isMutation(value: string | undefined): value is Mutation {
@@ -83,8 +92,9 @@ export function isMutation(value: string | undefined): value is Mutation {
 /**
  * A fetch broken the way `mutation` says, in front of `send` (the transport): `drop-header` drops
  * `authorization` (else the first header), `alter-body` adds a field to a JSON object body (else a
- * character), `send-nothing` answers 200 `{}` without sending. `refuse-settings` is not the
- * transport's (worker.ts refuses the run before any action): `send` as it is.
+ * character), `send-nothing` answers 200 `{}` without sending. `refuse-settings` and `send-alone`
+ * are not the transport's (worker.ts refuses the run before any action, or runs a batch case's
+ * events without batches): `send` as it is.
  */
 export function mutatedFetch(mutation: Mutation, send: typeof fetch): typeof fetch {
   return async (input, init) => {

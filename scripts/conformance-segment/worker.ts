@@ -6,9 +6,10 @@
  * destination's `config` (its OAuth token as the `access_token` secret), and its action named with a
  * `when` taking the event's call type and its mapping (without `useDefaultMappings`, each defaulted
  * field the test leaves out is mapped to null: cleared, as the test gives no default). The requests
- * our fetch sent become the responses the test reads. Every other method (testBatchAction,
- * testAuthentication…) is actions-core's own in both modes, and recorded, so the run can say why
- * such a test is not a run of ours.
+ * our fetch sent become the responses the test reads. Its `testBatchAction` and `executeBatch`
+ * run the test's events through our runtime's batch path (batch.ts: forward-catalog's, the batch
+ * sent by the action's `performBatch`). Every other method (testAuthentication…) is actions-core's
+ * own in both modes, and recorded, so the run can say why such a test is not a run of ours.
  *
  * `node scripts/conformance-segment/worker.ts <mode> <slug> <out.jsonl> <test files…>`: one JSON
  * line per test (jest.ts CaseRecord, with its file), or per file that could not load.
@@ -21,6 +22,7 @@ import { build, type Plugin } from 'esbuild';
 import { type EgressSender, egressFetch } from '../../adapters/egress.ts';
 import type { RunResult } from '../../adapters/segment-actions/run.ts';
 import type { Destination } from '../../schemas/settings.ts';
+import { type BatchRun, batchFailure, runBatch } from './batch.ts';
 import { NO_SUCH_ACTION, SETTINGS_INVALID } from './classify.ts';
 import {
   type CaseRecord,
@@ -127,6 +129,17 @@ interface TestInput {
   auth?: { accessToken?: string };
   [k: string]: unknown;
 }
+/**
+ * A batch case's mapping: the test's, with `enable_batching: true`, as every batch Segment's app
+ * sends carries it (actions-core's testBatchAction calls `performBatch` whatever the mapping says;
+ * our runtime batches only under it: core/platforms/segment-action/batching.ts). Segment's own
+ * code gets the same mapping for the wire comparison.
+ */
+const batchMapping = (mapping: Record<string, unknown> | undefined) => ({
+  ...(mapping ?? {}),
+  enable_batching: true,
+});
+
 /** The access token an OAuth destination's test runs with when it gives none. */
 const STAND_IN_TOKEN = 'conformance-access-token';
 
@@ -218,10 +231,13 @@ function missingRequired(definition: Definition, settings: Record<string, unknow
   return out;
 }
 
-/** One run of our runtime: its result, what our fetch exchanged, and the responses actions-core decorated. */
+/**
+ * One run of our runtime: its result (a batch case's: `batch`, batch.ts), what our fetch exchanged,
+ * and the responses actions-core decorated. An array of events is a batch case (testBatchAction).
+ */
 async function runOurs(
   definition: Definition,
-  event: Record<string, unknown>,
+  input: Record<string, unknown> | readonly Record<string, unknown>[],
   destination: Destination,
   accessToken: string | undefined,
   at: number,
@@ -273,16 +289,29 @@ async function runOurs(
   const send = mutation ? mutatedFetch(mutation, recorded) : recorded;
   const captured: Record<string, unknown>[] = [];
   capturing = captured;
-  const result = await (mutation === 'refuse-settings'
-    ? Promise.resolve(refusedRun(destination))
-    : pinned(at, () =>
-        (runtime as Runtime).runSegmentEvent(event, destination, secrets, { fetch: send, now: new Date(at) }),
-      )
-  ).finally(() => {
+  const io = { fetch: send, now: new Date(at) };
+  const run = (runtime as Runtime).runSegmentEvent;
+  const ran: Promise<{ result: RunResult; batch?: BatchRun }> = Array.isArray(input)
+    ? (mutation === 'refuse-settings'
+        ? Promise.resolve(refusedBatch(input.length, destination))
+        : pinned(at, () => runBatch(run, input, destination, secrets, io, mutation === 'send-alone'))
+      ).then((batch) => ({ result: batch.results[0] ?? refusedRun(destination), batch }))
+    : (mutation === 'refuse-settings'
+        ? Promise.resolve(refusedRun(destination))
+        : pinned(at, () => run(input as Record<string, unknown>, destination, secrets, io))
+      ).then((result) => ({ result }));
+  const { result, batch } = await ran.finally(() => {
     capturing = undefined;
   });
-  return { result, exchanges, captured, wire };
+  return { result, ...(batch ? { batch } : {}), exchanges, captured, wire };
 }
+
+/** The `refuse-settings` mutation of a batch case: each event refused, no batch sent. */
+const refusedBatch = (n: number, destination: Destination): BatchRun => ({
+  results: Array.from({ length: n }, () => refusedRun(destination)),
+  sent: 0,
+  multistatus: [],
+});
 
 /** The `refuse-settings` mutation: every action refused before any request, as a broken settings check does. */
 const refusedRun = (destination: Destination): RunResult => ({
@@ -317,6 +346,7 @@ async function wireOfRequest(request: {
  * test judges ours); only what it sends.
  */
 async function segmentWire(
+  call: TestCall,
   definition: Definition,
   action: string,
   input: TestInput,
@@ -328,10 +358,14 @@ async function segmentWire(
     Any
   >;
   const sent: Wire[] = [];
+  let asked = 0;
   const dispatcher = fetchModule.default;
   fetchModule.default = (async (request: Parameters<typeof wireOfRequest>[0]) => {
-    const answer = answers[sent.length];
-    sent.push(await wireOfRequest(request));
+    // Its place taken when it is asked: requests sent together (a Promise.all of searches) each
+    // get their own answer, in the order they were made.
+    const index = asked++;
+    const answer = answers[index];
+    sent[index] = await wireOfRequest(request);
     if (!answer) throw new Error("Segment's code sends a request ours did not: no answer to give it");
     return new fetchModule.Response(answer.text === '' ? null : answer.text, {
       status: answer.status,
@@ -341,7 +375,7 @@ async function segmentWire(
     });
   }) as unknown as typeof fetchModule.default;
   try {
-    await pinned(at, async () => td['testAction']?.(action, input));
+    await pinned(at, async () => td[call]?.(action, input));
   } catch {
     // judged by the test, on ours
   } finally {
@@ -350,20 +384,37 @@ async function segmentWire(
   return sent;
 }
 
+/** The test integration's calls the run runs through our runtime. */
+type TestCall = 'testAction' | 'testBatchAction' | 'executeBatch';
+
 /**
- * testAction through our runtime; the responses as actions-core's test integration gives them.
- * `carried` is the integration's list of responses: as actions-core's, it is emptied only when an
- * action returns, so a test that reads `responses[2]` after a test whose action threw reads the
- * earlier test's responses first (Optimizely's bot-filtering test does).
+ * testAction (or testBatchAction, or executeBatch) through our runtime; the responses as
+ * actions-core's test integration gives them (executeBatch: the batch's multi-status answer). `carried` is the integration's list of responses: as actions-core's, it
+ * is emptied only when an action returns, so a test that reads `responses[2]` after a test whose
+ * action threw reads the earlier test's responses first (Optimizely's bot-filtering test does).
+ * A batch case's events run through forward-catalog's batch path (batch.ts); its multi-status
+ * answer is handed to `setResults`, as actions-core's testBatchAction keeps it in `results`.
  */
 async function ourTestAction(
+  call: TestCall,
   definition: Definition,
   action: string,
   input: TestInput,
   carried: unknown[],
-): Promise<unknown[]> {
-  const event = core['createTestEvent']?.(input.event ?? {}) as Record<string, unknown>;
-  const given = input.mapping ?? {};
+  setResults: (results: unknown) => void,
+): Promise<unknown> {
+  const makeEvent = (e: unknown) => core['createTestEvent']?.(e ?? {}) as Record<string, unknown>;
+  const batched = call !== 'testAction';
+  const given = batched ? batchMapping(input.mapping) : (input.mapping ?? {});
+  const listed = Array.isArray(input['events']) ? (input['events'] as Record<string, unknown>[]) : [];
+  // actions-core's testBatchAction makes test events of the test's (one track event when it gives
+  // none); its executeBatch takes the events as they are.
+  const events =
+    call === 'testAction'
+      ? [makeEvent(input.event)]
+      : call === 'testBatchAction'
+        ? (listed.length > 0 ? listed : [{ type: 'track' }]).map(makeEvent)
+        : listed;
   const cleared = input.useDefaultMappings
     ? {}
     : Object.fromEntries(
@@ -380,22 +431,35 @@ async function ourTestAction(
   const token = oauthOf(definition) ? (input.auth?.accessToken ?? STAND_IN_TOKEN) : input.auth?.accessToken;
   const recorded = [...Object.keys(standIns), ...(token === STAND_IN_TOKEN ? ['access_token'] : [])];
   if (recorded.length > 0) currentCase()?.standIns.push(...recorded);
+  // A batch's events may be of several types: the subscription takes each of them, as
+  // testBatchAction (which checks no subscription) sends them all.
+  const types = [...new Set(events.map((e) => String(e['type'])))];
   const destination = {
     id: 'conformance',
     type: 'segment_action',
     destination: slug,
     config,
-    actions: [{ action, when: `type = "${String(event['type'])}"`, mapping: { ...cleared, ...given } }],
+    actions: [
+      { action, when: types.map((t) => `type = "${t}"`).join(' or '), mapping: { ...cleared, ...given } },
+    ],
   } as unknown as Destination;
   // One instant and one seed for both runs (pinned.ts): a timestamp or nonce is then the same.
   const at = Date.now();
-  const { result, exchanges, captured, wire } = await runOurs(definition, event, destination, token, at);
+  const event = events[0] as Record<string, unknown>;
+  const { result, batch, exchanges, captured, wire } = await runOurs(
+    definition,
+    batched ? events : event,
+    destination,
+    token,
+    at,
+  );
   const theirs = await segmentWire(
+    call,
     definition,
     action,
     {
       ...input,
-      event,
+      ...(batched ? { events, mapping: given } : { event }),
       settings: config,
       ...(token !== undefined ? { auth: { ...input.auth, accessToken: token } } : {}),
     },
@@ -434,7 +498,7 @@ async function ourTestAction(
               mapping: Object.fromEntries(Object.entries(x.mapping ?? {}).map(([k, v]) => [k, v ?? null])),
             })),
           },
-          event,
+          ...(batched ? { events } : { event }),
           secrets: token !== undefined ? { access_token: token } : {},
           at,
           answers: exchanges.map(({ status, statusText, headers, text }) => ({
@@ -449,6 +513,16 @@ async function ourTestAction(
       );
   }
   carried.push(...exchanges.map((x, i) => decorated(x, captured[i])));
+  if (batch) {
+    const failure = batchFailure(batch);
+    if (call === 'executeBatch') {
+      if (failure !== undefined) throw failure;
+      return batch.multistatus;
+    }
+    setResults(failure === undefined ? [{ multistatus: batch.multistatus }] : []);
+    if (failure !== undefined) throw failure;
+    return carried.splice(0);
+  }
   if (result.thrown.length > 0) throw result.thrown[0];
   const refused = result.outcomes.find((o) => o.outcome.status !== 'delivered');
   if (refused && refused.outcome.status !== 'delivered') throw new Error(refused.outcome.reason);
@@ -515,11 +589,13 @@ function createTestIntegration(definition: Definition): unknown {
     Any
   >;
   // What the action returned (`results`): our runtime keeps outcomes, not return values; a test
-  // reading it is recorded as such.
+  // reading it is recorded as such. After testBatchAction it is the batch's multi-status answer,
+  // which our runtime reads too (each event's entry is its outcome): ours gives the one it got.
   let results: unknown = td['results'];
+  let last: string | undefined;
   Object.defineProperty(td, 'results', {
     get: () => {
-      currentCase()?.unsupported.push('results');
+      if (last !== 'testBatchAction') currentCase()?.unsupported.push('results');
       return results;
     },
     set: (value: unknown) => {
@@ -533,7 +609,9 @@ function createTestIntegration(definition: Definition): unknown {
     td[name] = ((...args: unknown[]) => {
       const c = currentCase();
       if (c) c.calls.push(name);
-      if (name !== 'testAction') return original.apply(td, args);
+      last = name;
+      if (name !== 'testAction' && name !== 'testBatchAction' && name !== 'executeBatch')
+        return original.apply(td, args);
       const [action, input = {}] = args as [string, TestInput | undefined];
       if (c) {
         c.actions.push(action);
@@ -547,7 +625,10 @@ function createTestIntegration(definition: Definition): unknown {
         if (segmentRefusesSettings(definition, { ...settings, ...missingRequired(definition, settings) }))
           c.unsupported.push(SETTINGS_INVALID);
       }
-      return mode === 'ours' ? ourTestAction(definition, action, input, carried) : original.apply(td, args);
+      if (mode !== 'ours') return original.apply(td, args);
+      return ourTestAction(name, definition, action, input, carried, (r) => {
+        results = r;
+      });
     }) as Any;
   }
   return td;
@@ -700,6 +781,10 @@ for (const [index, file] of files.entries()) {
     actual(() => (spec.startsWith('.') ? require(builtOf(keyOf(spec))) : distRequire(spec))),
   );
   if (mode === 'ours') freshModules(index);
+  // Jest gives each file globals of its own: a clock or generator a file replaced at its top level
+  // (Calliper's and Mixpanel's snapshot files set `global.Date.now`) is not the next file's.
+  Date.now = NATIVE_NOW;
+  Math.random = NATIVE_RANDOM;
   const bundle = join(CACHE, `${index}.cjs`);
   try {
     await build({

@@ -3,7 +3,9 @@
  * small synthetic destination test (Segment's Jest style, for the installed Webhook destination; no
  * checkout needed) holds against results that say its cases pass, and fails with exit 1 when our
  * runtime is broken on purpose (wire.ts MUTATIONS: a header dropped, the body altered, nothing
- * sent, every settings object refused) or when a case is not runnable for a reason not reviewed.
+ * sent, every settings object refused, a batch's events sent alone) or when a case is not runnable
+ * for a reason not reviewed. Its batch case (testBatchAction, through forward-catalog's batch path)
+ * fails with every mutation.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -23,7 +25,8 @@ const VERSION = (
 
 /**
  * Two cases that run the action (assertions Segment's style: one checks only the status, so that
- * only the wire comparison notices a changed header or body) and a helper test (not runnable).
+ * only the wire comparison notices a changed header or body), a batch case of two events that
+ * checks only the status too, and a helper test (not runnable).
  */
 const SYNTHETIC_TEST = `
 import nock from 'nock'
@@ -57,6 +60,18 @@ describe('synthetic', () => {
     expect(responses[0].status).toBe(201)
   })
 
+  it('sends a batch', async () => {
+    nock('https://hooks.example').post('/in').reply(200, {})
+    const responses = await testDestination.testBatchAction('send', {
+      events: [
+        createTestEvent({ event: 'Signed Up', userId: 'u3' }),
+        createTestEvent({ event: 'Order Completed', userId: 'u4' })
+      ],
+      mapping
+    })
+    expect(responses[0].status).toBe(200)
+  })
+
   it('is a helper', () => {
     expect(Object.keys(Webhook.actions)).toContain('send')
   })
@@ -64,7 +79,11 @@ describe('synthetic', () => {
 `;
 
 const FILE = '__tests__/synthetic.test.ts';
-const PASSED = [`${FILE} › synthetic answers 200`, `${FILE} › synthetic sends the mapped body`];
+const PASSED = [
+  `${FILE} › synthetic answers 200`,
+  `${FILE} › synthetic sends the mapped body`,
+  `${FILE} › synthetic sends a batch`,
+];
 const HELPER = 'no action run (a unit test of a helper)';
 
 interface Run {
@@ -115,7 +134,7 @@ describe('segment_action: the conformance runner fails when the runtime breaks',
     mkdirSync(join(pkg, 'src', 'destinations', 'webhook', '__tests__'), { recursive: true });
     writeFileSync(join(pkg, 'package.json'), JSON.stringify({ version: VERSION }));
     writeFileSync(join(pkg, 'src', 'destinations', 'webhook', FILE), SYNTHETIC_TEST);
-    const figure = { slug: 'webhook', cases: 3, runnable: 2, passing: 2, passed: PASSED };
+    const figure = { slug: 'webhook', cases: 4, runnable: 3, passing: 3, passed: PASSED };
     writeFileSync(join(dir, 'results.json'), JSON.stringify({ destinations: [figure] }));
     writeFileSync(join(dir, 'reviewed.json'), JSON.stringify({ [HELPER]: 1 }));
     writeFileSync(join(dir, 'unreviewed.json'), JSON.stringify({}));
@@ -133,8 +152,9 @@ describe('segment_action: the conformance runner fails when the runtime breaks',
     const totals = JSON.parse(ok.stdout.slice(ok.stdout.indexOf('{'))) as Record<string, number>;
     assert.deepEqual(
       [totals['runnable'], totals['passing'], totals['assertions'], totals['wire']],
-      [2, 2, 2, 2],
+      [3, 3, 3, 3],
     );
+    assert.deepEqual(totals['batch'], { runnable: 1, passing: 1, assertions: 1, wire: 1 });
     const notReviewed = await unreviewed;
     assert.equal(notReviewed.code, 1);
     assert.match(notReviewed.stderr, /FAIL 1 cases not runnable for a reason not reviewed: no action run/);
@@ -151,9 +171,13 @@ describe('segment_action: the conformance runner fails when the runtime breaks',
       assert.equal(r.code, 1, `${m}: ${r.stderr}`);
       assert.match(
         r.stderr,
-        /FAIL webhook: "__tests__\/synthetic\.test\.ts › synthetic answers 200" passed/,
+        /FAIL webhook: "__tests__\/synthetic\.test\.ts › synthetic sends a batch" passed/,
         m,
       );
+      // `send-alone` breaks only batches: the single-event cases still pass.
+      const single = /FAIL webhook: "__tests__\/synthetic\.test\.ts › synthetic answers 200" passed/;
+      if (m === 'send-alone') assert.doesNotMatch(r.stderr, single, m);
+      else assert.match(r.stderr, single, m);
     }
     // The status-only case passes Segment's assertions with a header dropped or a body altered:
     // the wire comparison is what fails it.

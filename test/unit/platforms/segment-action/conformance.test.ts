@@ -112,7 +112,7 @@ describe('segment_action: conformance with Segment’s own tests', () => {
     );
   });
 
-  it('a case is ours to pass only when it runs testAction alone and passes Segment’s own way', () => {
+  it('a case is ours to pass only when it runs testAction or testBatchAction alone and passes Segment’s own way', () => {
     const at = (name: string, over: Partial<WorkerLine>): WorkerLine => workerLine({ name, ...over });
     const segment = [
       at('passes both', {}),
@@ -141,15 +141,17 @@ describe('segment_action: conformance with Segment’s own tests', () => {
     const results = cases.map((c) => `${c.name}: ${c.result}`);
     assert.equal(
       results.join('; '),
-      'passes both: pass; fails ours: fail; batch: not runnable; helper: not runnable; flags: not runnable; ' +
+      'passes both: pass; fails ours: fail; batch: pass; helper: not runnable; flags: not runnable; ' +
         'harness: not runnable; settings: not runnable; stand-in: not runnable; wire: fail; (test 1): not runnable; (test 2): not runnable',
     );
     const figure = destinationFigure('x', cases);
     assert.deepEqual(
       [figure.cases, figure.runnable, figure.passing, figure.assertions, figure.wire],
-      [11, 3, 1, 2, 2],
+      [11, 4, 2, 3, 3],
     );
-    assert.deepEqual(figure.passed, ['a.test.ts › passes both']);
+    assert.deepEqual(figure.passed, ['a.test.ts › passes both', 'a.test.ts › batch']);
+    // The batch case (testBatchAction) is counted apart too.
+    assert.deepEqual(figure.batch, { runnable: 1, passing: 1, assertions: 1, wire: 1 });
     assert.deepEqual(
       figure.failing.map((f) => f.reason),
       ["request differs from Segment's snapshot", WIRE_DIFFERS],
@@ -311,9 +313,6 @@ describe('segment_action: conformance, each kind of case and the figures', () =>
   it('gives each kind of case the committed run saw its reviewed reason', () => {
     const kinds: [Partial<WorkerLine>, string][] = [
       [{ calls: [] }, reviewed('no action run')],
-      [{ calls: ['testAction', 'testBatchAction'] }, reviewed('batch (performBatch)')],
-      [{ calls: ['executeBatch'] }, reviewed('batch (performBatch)')],
-      [{ calls: ['onBatch'] }, reviewed('batch (performBatch)')],
       [{ calls: ['testAuthentication'] }, reviewed('connection test')],
       [{ calls: ['testDynamicField'] }, reviewed('dynamic field lookup')],
       [{ calls: ['executeDynamicField'] }, reviewed('dynamic field lookup')],
@@ -330,6 +329,15 @@ describe('segment_action: conformance, each kind of case and the figures', () =>
       [{ status: 'fail', message: 'snapshot differs\n- a' }, reviewed("harness: Segment's own run differs")],
     ];
     for (const [over, reason] of kinds) assert.equal(reasonOf(over), reason, JSON.stringify(over));
+    // A batch through the test integration (testBatchAction, executeBatch) is ours to run; a
+    // Destination's own onBatch or onEvent is not (no case of the committed run calls them).
+    const direct = "calls actions-core's Destination directly, not through the test integration";
+    for (const calls of [['onBatch'], ['onEvent'], ['executeAction']])
+      assert.equal(reasonOf({ calls }), direct, calls[0]);
+    for (const calls of [['testBatchAction'], ['executeBatch'], ['testAction', 'testBatchAction']]) {
+      const [c] = classify([workerLine({ calls })], [workerLine({ calls })], () => 0);
+      assert.deepEqual([c?.result, c?.batch], ['pass', true], calls.join());
+    }
     const [mocked] = classify([{ file: 'a.test.ts', load: 'module mocks of actions-core (x)' }], [], () => 1);
     assert.equal(mocked?.reason, reviewed('module mocks of actions-core itself'));
   });
