@@ -18,8 +18,19 @@ import {
 } from '../core/samples/index.ts';
 
 export const CORPUS = resolve(import.meta.dirname, '../test/fixtures/creator-corpus');
-export type Split = 'tuned' | 'held-out';
-export const SPLITS: readonly Split[] = ['tuned', 'held-out'];
+/**
+ * The corpus's parts, each a folder. `held-out` (22 vendors) was held out until 2026-11-27 and is
+ * now part of `tuned` (docs/creator-inference.md says what it measured then); `held-out-2` is the
+ * part held out now.
+ */
+export type Split = 'tuned' | 'held-out-2';
+export const SPLITS: readonly Split[] = ['tuned', 'held-out-2'];
+/**
+ * The parts the creator is run on: the held-out part joined once the inference changes made after
+ * it was committed were done (2026-11-27), and is measured as it is, never tuned on.
+ */
+export const MEASURED: readonly Split[] = SPLITS;
+const SPLIT_NAMES: Readonly<Record<Split, string>> = { tuned: 'tuned', 'held-out-2': 'held out' };
 
 /** A sample's truth file (test/fixtures/creator-corpus/README.md). */
 export interface Truth {
@@ -45,10 +56,10 @@ export interface Sample {
   readonly truth: Truth;
 }
 
-/** Every sample of the corpus, in a stable order. */
-export function loadCorpus(root = CORPUS): Sample[] {
+/** Every sample of the given parts (all by default), in a stable order. */
+export function loadCorpus(root = CORPUS, splits: readonly Split[] = SPLITS): Sample[] {
   const out: Sample[] = [];
-  for (const split of SPLITS)
+  for (const split of splits)
     for (const vendor of readdirSync(join(root, split)).sort())
       for (const file of readdirSync(join(root, split, vendor)).sort()) {
         if (file.endsWith('.truth.json')) continue;
@@ -67,10 +78,16 @@ export function loadCorpus(root = CORPUS): Sample[] {
   return out;
 }
 
-/** SHA-256 over the held-out part: each file's path and bytes, in path order. */
-export function heldOutDigest(root = CORPUS): string {
+/**
+ * The second held-out part (test/fixtures/creator-corpus/held-out-2/), committed on its own before
+ * any inference change that followed it and measured once, at the end of that change.
+ */
+export const HELD_OUT_2 = 'held-out-2';
+
+/** SHA-256 over a held-out part: each file's path and bytes, in path order. */
+export function heldOutDigest(root = CORPUS, part = 'held-out'): string {
   const hash = createHash('sha256');
-  const dir = join(root, 'held-out');
+  const dir = join(root, part);
   for (const vendor of readdirSync(dir).sort())
     for (const file of readdirSync(join(dir, vendor)).sort()) {
       hash.update(`${vendor}/${file}\0`);
@@ -106,8 +123,16 @@ export interface Run {
   readonly guesses: Guesses;
 }
 
+const parse = (sample: Sample) =>
+  parseSample(sample.text, sample.truth.records ? { records: sample.truth.records } : {});
+
+/** The rows the reading step alone gives (no inference, no guess): what a truth file may name. */
+export function rowsOf(sample: Sample): readonly Record<string, unknown>[] {
+  return parse(sample).rows;
+}
+
 export function run(sample: Sample): Run {
-  const parsed = parseSample(sample.text, sample.truth.records ? { records: sample.truth.records } : {});
+  const parsed = parse(sample);
   const fields = inferFields(parsed);
   return { sample, rows: parsed.rows, guesses: guessChoices(fields, parsed.rows, { window: WINDOW }) };
 }
@@ -250,8 +275,8 @@ export interface Report {
 
 const zero = (): RoleCount => ({ truth: 0, guessed: 0, correct: 0, right: 0, wrong: 0, asked: 0, missed: 0 });
 
-/** Every sample run and judged. */
-export function measure(samples: readonly Sample[] = loadCorpus()): Report {
+/** Every sample run and judged (by default those of the measured parts). */
+export function measure(samples: readonly Sample[] = loadCorpus(CORPUS, MEASURED)): Report {
   const roles = Object.fromEntries(
     SPLITS.map((s) => [s, Object.fromEntries(ROLES.map((r) => [r, zero()]))]),
   ) as Record<Split, Record<Role, RoleCount>>;
@@ -308,9 +333,11 @@ export function measure(samples: readonly Sample[] = loadCorpus()): Report {
   }
   const count = (split: Split, by: (s: Sample) => string) =>
     new Set(samples.filter((s) => s.split === split).map(by)).size;
+  const bySplit = (by: (s: Sample) => string) =>
+    Object.fromEntries(SPLITS.map((s) => [s, count(s, by)])) as Record<Split, number>;
   return {
-    samples: { tuned: count('tuned', (s) => s.name), 'held-out': count('held-out', (s) => s.name) },
-    vendors: { tuned: count('tuned', (s) => s.vendor), 'held-out': count('held-out', (s) => s.vendor) },
+    samples: bySplit((s) => s.name),
+    vendors: bySplit((s) => s.vendor),
     roles,
     silentWrong,
     personal,
@@ -323,31 +350,34 @@ const pct = (a: number, b: number) => (b === 0 ? '—' : `${Math.round((a / b) *
 /** The figures as Markdown, for docs/creator-inference.md. */
 export function corpusFigures(report: Report = measure()): string {
   const lines: string[] = [];
-  const split = (s: Split) => (s === 'tuned' ? 'tuned' : 'held out');
+  const parts = SPLITS.filter((s) => report.samples[s] > 0);
+  const sum = (by: Record<Split, number>) => parts.reduce((a, s) => a + by[s], 0);
   lines.push(
-    `${report.vendors.tuned + report.vendors['held-out']} vendors, ${report.samples.tuned + report.samples['held-out']} samples: ` +
-      `${report.vendors.tuned} vendors (${report.samples.tuned} samples) tuned on, ` +
-      `${report.vendors['held-out']} (${report.samples['held-out']}) held out.`,
+    `${sum(report.vendors)} vendors, ${sum(report.samples)} samples: ` +
+      parts
+        .map((s) => `${SPLIT_NAMES[s]} ${report.vendors[s]} vendors (${report.samples[s]} samples)`)
+        .join(', ') +
+      '.',
     '',
     '| Role | Part | Samples with it | Right, not asked | Wrong, not asked | Asked | Missed | Precision | Recall |',
     '|---|---|---|---|---|---|---|---|---|',
   );
   for (const role of ROLES)
-    for (const s of SPLITS) {
+    for (const s of parts) {
       const c = report.roles[s][role];
       lines.push(
-        `| ${ROLE_NAMES[role]} | ${split(s)} | ${c.truth} | ${c.right} | ${c.wrong} | ${c.asked} | ${c.missed} | ${pct(c.correct, c.guessed)} | ${pct(c.right + c.asked, c.truth)} |`,
+        `| ${ROLE_NAMES[role]} | ${SPLIT_NAMES[s]} | ${c.truth} | ${c.right} | ${c.wrong} | ${c.asked} | ${c.missed} | ${pct(c.correct, c.guessed)} | ${pct(c.right + c.asked, c.truth)} |`,
       );
     }
   lines.push('');
-  for (const s of SPLITS) {
+  for (const s of parts) {
     const guarded = GUARDED.map((r) => report.roles[s][r]);
     const truth = guarded.reduce((a, c) => a + c.truth, 0);
     const right = guarded.reduce((a, c) => a + c.right, 0);
     const asked = guarded.reduce((a, c) => a + c.asked, 0);
     const p = report.personal[s];
     lines.push(
-      `- ${split(s)}: ${right} of ${truth} identity and money fields (${pct(right, truth)}) filled right without asking, ` +
+      `- ${SPLIT_NAMES[s]}: ${right} of ${truth} identity and money fields (${pct(right, truth)}) filled right without asking, ` +
         `${asked} asked; the person's e-mail, phone, name, street address and IP marked personal: ${p.marked} of ${p.truth} (${pct(p.marked, p.truth)}).`,
     );
   }

@@ -38,6 +38,7 @@ import {
   bodyContentType,
   postToGateway,
   SAMPLE_MAX,
+  sampleHeaders,
   signedSend,
   bodyText as text,
   translatorUrl,
@@ -211,10 +212,12 @@ async function sendSample(gatewayUrl: string, body: Record<string, unknown>): Pr
   if (!contentType.ok) return contentType;
   const sample = text(body, 'text', SAMPLE_MAX);
   if (!sample.ok) return sample;
+  const own = sampleHeaders(body);
+  if (!own.ok) return own;
   const url = `${translatorUrl(gatewayUrl, translator.value)}?partial=true`;
   return postToGateway(
     url,
-    { authorization: `Bearer ${secret.value}`, 'content-type': contentType.value },
+    { ...own.value, authorization: `Bearer ${secret.value}`, 'content-type': contentType.value },
     sample.value,
   );
 }

@@ -79,8 +79,58 @@ export async function signedSend(
     // A scheme whose vendor signs with its own certificate (`sns`, `paypal`) has no shared secret to sign with.
     return invalidField('signature.scheme', `cannot be signed by the studio: ${(err as Error).message}`);
   }
-  const answer = await postToGateway(url, { ...headers, 'content-type': contentType.value }, sample.value);
+  const own = sampleHeaders(body);
+  if (!own.ok) return own;
+  const answer = await postToGateway(
+    url,
+    { ...own.value, ...headers, 'content-type': contentType.value },
+    sample.value,
+  );
   return answer.ok ? ok({ ...answer.value, signed: Object.keys(headers) }) : answer;
+}
+
+/** Headers the post sets itself: dropped from the sample's own (the page may pass them along). */
+const SET_BY_POST =
+  /^(content-type|content-length|host|connection|transfer-encoding|expect|te|upgrade|keep-alive)$/i;
+/** Headers that carry a credential or a signature: never relayed from a request body. */
+const CREDENTIAL =
+  /^(authorization|proxy-authorization|cookie|x-api-key|x-goog-api-key|x-write-key)$|signature|hmac/i;
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$/;
+
+/**
+ * The sample's own headers (the creator's step 1, `headers: {name: value}`), sent with it so a
+ * translator that reads `header:X-Shopify-Topic` finds it: at most 20, each a header name with a
+ * value on one line. One that carries a credential or a signature is refused (the token or the
+ * studio's signing proves the sender); one the post sets itself is left to the post.
+ */
+export function sampleHeaders(body: Record<string, unknown>): Step<Record<string, string>> {
+  const given = body['headers'];
+  if (given === undefined) return ok({});
+  if (given === null || typeof given !== 'object' || Array.isArray(given))
+    return invalidField('headers', 'must be an object of header names to values');
+  const entries = Object.entries(given);
+  if (entries.length > 20) return invalidField('headers', 'must hold at most 20 headers');
+  const out: Record<string, string> = {};
+  for (const [name, value] of entries) {
+    const field = `headers.${name.slice(0, 64)}`;
+    if (
+      !HEADER_NAME.test(name) ||
+      typeof value !== 'string' ||
+      value.length > 1024 ||
+      !/^[\x20-\x7e]*$/.test(value)
+    )
+      return invalidField(
+        field,
+        'must be a header name with a value of printable ASCII on one line, at most 1024 characters',
+      );
+    if (CREDENTIAL.test(name))
+      return invalidField(
+        field,
+        'carries a credential or a signature: the token or the studio signs the sample',
+      );
+    if (!SET_BY_POST.test(name)) out[name.toLowerCase()] = value;
+  }
+  return ok(out);
 }
 
 /** A POST to the gateway as a sender makes it: its answer's status and JSON body, or UNAVAILABLE. */

@@ -9,7 +9,7 @@
  *   DELETE /v1/admin/resources/{kind}/{name}          marks it deleted (history stays)
  *   POST   /v1/admin/preview    {definition, event}   each destination's request (read)
  *   POST   /v1/admin/tokens     {translator, expires?}  a translate:<name> token, shown once (apply)
- *   POST   /v1/admin/send       {translator, token, contentType, text}  through the gateway (apply)
+ *   POST   /v1/admin/send       {translator, token, contentType, text, headers?}  through the gateway (apply)
  *   POST   /v1/admin/arrivals   {event, since}        stored rows and deliveries since (read)
  *   POST   /v1/admin/overview   {from, to}            the console's overview (read)
  *   POST   /v1/admin/explore    {event_id} or {from, to, user_id?, event_name?}  the explorer (read)

@@ -32,7 +32,7 @@ const segments = (column: string): string[] =>
 /** Envelopes that describe the delivery, not the event: anything under them is delivery metadata. */
 const DELIVERY_PARENTS = /^(delivery|delivery_info|delivery_attempt|webhook_delivery|retry|retries|attempt)$/;
 const ATTEMPT =
-  /^(attempt|attempts|attempt_number|attempt_count|attempt_no|delivery_attempt|delivery_attempts|delivery_count|retry|retries|retry_count|retry_number|num_retries|redelivery_count|redeliveries)$/;
+  /^(attempt|attempts|attempt_number|attempt_count|attempt_no|delivery_attempt|delivery_attempts|delivery_count|delivery_tries|retry|retries|retry_count|retry_number|num_retries|redelivery_count|redeliveries)$/;
 const DELIVERY_TIME =
   /^(delivered_at|delivery_time|delivery_timestamp|delivery_date|attempted_at|attempt_time|first_attempt_at|last_attempt_at|last_attempted_at|next_attempt_at|next_retry_at|retried_at|webhook_sent_at|webhook_timestamp)$/;
 /**
@@ -42,6 +42,11 @@ const DELIVERY_TIME =
 const ENVELOPE_TIME = /^(sent_at|dispatched_at|sent|timestamp_sent)$/;
 const DELIVERY_ID =
   /^(delivery_id|delivery_uuid|webhook_delivery_id|attempt_id|attempt_uuid|retry_id|request_id|dispatch_id)$/;
+/**
+ * A message's id: at the top of an envelope that also counts its delivery attempts, the message
+ * delivered (Survicate's `messageId` beside `deliveryTries`), not the event it carries.
+ */
+const MESSAGE_ID = /^(message_id|msg_id|message_uuid)$/;
 const SIGNATURE =
   /^(signature|signatures|sig|hmac|hmac_sha256|signing_key|verification_token|verify_token|webhook_signature)$/;
 
@@ -96,11 +101,27 @@ export function deliveryColumns(fields: readonly InferredField[]): DeliveryColum
         `${f.name} sits in the ${under} envelope: it describes the delivery, not the event`,
       );
   }
+  // The delivered message's id, told by the attempt counter beside it at the envelope's top.
+  const counted = out.find((d) => d.kind === 'attempt' && !d.column.includes('.'));
+  if (counted && enveloped)
+    for (const f of fields)
+      if (!f.name.includes('.') && MESSAGE_ID.test(segments(f.name)[0] ?? '') && isScalar(f))
+        out.push({
+          column: f.name,
+          kind: 'delivery_id',
+          why: `${f.name} names the message delivered, beside its attempt counter ${counted.column}: the delivery's, not the event's`,
+        });
   return out;
 }
 
-/** Names of a vendor's own event id at the envelope's top (`id`, `event_id`, `event.id`…). */
-const EVENT_ID = /^(id|event_id|eventid|event_uuid|uuid|notification_id|webhook_event_id)$/;
+/**
+ * Names of a vendor's own event id at the envelope's top (`id`, `event_id`, `event.id`…): also a
+ * Security Event Token's `jti` (RFC 8417), Snowplow's `eid`, a form post's `unique_id`, and a
+ * message's id where the payload is the message (`id_message`, `message_id`; beside an attempt
+ * counter it is the delivery's, and delivery metadata is never taken).
+ */
+const EVENT_ID =
+  /^(id|event_id|eventid|event_uuid|uuid|notification_id|webhook_event_id|jti|eid|unique_id|uniqueid|id_message|message_id)$/;
 /** An object's own version: its last change's time or number, beside its id. */
 const VERSION = /^(updated_at|updated|modified_at|last_modified|changed_at|updated_time|version)$/;
 /** The discriminator of the change an event reports (its type, its action or the object's status). */

@@ -16,7 +16,7 @@ import {
   notTheValue,
   wholeNumbers,
 } from './amounts.ts';
-import { atEnvelopeTop, envelopeEventId } from './delivery.ts';
+import { atEnvelopeTop, deliveryColumns, envelopeEventId } from './delivery.ts';
 import { identityEvidence, leafSide, personalDetail, personObjectId } from './evidence.ts';
 import { fieldName, nameWords } from './names.ts';
 import { type Evidence, evidenceOf, type Question, questionsFor } from './questions.ts';
@@ -126,6 +126,8 @@ const PAGE_PARENTS = new Set(['', 'page', 'context.page', 'properties', 'context
 
 /** Event time names, strongest first: when it happened, when it was created, some date; lifecycle dates last. */
 const TIME_RANKS: readonly [RegExp, number, string][] = [
+  // What is still to come (a subscription's next billing date) is no time of what happened.
+  [/^(next|upcoming|scheduled|planned|renews|renewal)/, 0, 'names a time still to come'],
   [
     /^(occurred|happened|eventtime|eventtimestamp|eventdate|timestamp|ts|time|datetime)/,
     10,
@@ -356,6 +358,7 @@ export function guessChoices(
   const typeOf = objectTypes(fields);
   const suggestions = suggestMappings(fields.map(asColumn), { refuse: (c, t) => refuse(c, t) !== undefined });
   const eventTime = chooseEventTime(fields, rows, options.window);
+  const delivered = new Map(deliveryColumns(fields).map((d) => [d.column, d.why]));
   const named: string[] = [];
   const consent: { column: string; why: string }[] = [];
   const base = suggestions.map((s, i): Omit<ColumnGuess, 'confidence' | 'evidence'> => {
@@ -396,6 +399,10 @@ export function guessChoices(
     }
     // An id named like an event's inside another object (Stripe's `request.idempotency_key`, a
     // message's `headers.message-id`) is that object's, not the event's: position is evidence.
+    // A message id beside the envelope's attempt counter names the delivery (delivery.ts).
+    const delivery = s.target === 'event_id' ? delivered.get(s.column) : undefined;
+    if (delivery)
+      return { column: s.column, ...own, why: `named like an event id, but ${delivery}; kept as a field` };
     if (s.target === 'event_id' && !atEnvelopeTop(s.column))
       return {
         column: s.column,
@@ -517,7 +524,15 @@ function textAmount(
   columns: ColumnGuess[],
 ): void {
   if (columns.some((c) => c.field === 'value')) return;
-  const text = fields.filter((f) => f.type === 'string' && !notTheValue(f.name) && wholeNumbers(f, rows));
+  // Digits written as text are an amount only beside a currency in the same object: a survey's
+  // score ("9" under `response.value`) is digits too.
+  const text = fields.filter(
+    (f) =>
+      f.type === 'string' &&
+      !notTheValue(f.name) &&
+      wholeNumbers(f, rows) &&
+      currencyBeside(fields, f.name) >= 0,
+  );
   const best = suggestMappings(text.map((f) => ({ name: f.name, type: 'integer' }))).find(
     (s) => s.field === 'value',
   );
@@ -598,11 +613,8 @@ function currencyBesideValue(
   columns: ColumnGuess[],
   value: string,
 ): void {
-  const parent = value.includes('.') ? value.slice(0, value.lastIndexOf('.') + 1) : '';
   const taken = columns.findIndex((c) => c.target === 'event_data' && c.field === 'currency');
-  const beside = fields.findIndex(
-    (f) => f.format === 'currency' && f.name.startsWith(parent) && !f.name.slice(parent.length).includes('.'),
-  );
+  const beside = currencyBeside(fields, value);
   const from = columns[taken];
   const to = columns[beside];
   if (!from || !to || taken === beside || to.target !== 'event_data') return;
@@ -610,6 +622,14 @@ function currencyBesideValue(
   if (rows.every((r) => String(r[from.column]).toUpperCase() === String(r[to.column]).toUpperCase())) return;
   columns[beside] = { ...to, field: 'currency', why: `${from.why}; the currency beside the value ${value}` };
   columns[taken] = { ...from, ...(to.field ? { field: to.field } : {}), why: to.why };
+}
+
+/** The index of a currency column in the same object as `column` (`amount.currency` beside `amount.value`), or -1. */
+function currencyBeside(fields: readonly InferredField[], column: string): number {
+  const parent = column.slice(0, column.lastIndexOf('.') + 1);
+  return fields.findIndex(
+    (f) => f.format === 'currency' && f.name.startsWith(parent) && !f.name.slice(parent.length).includes('.'),
+  );
 }
 
 /** The column kept as a catalogue data field (`value`, `currency`), with why. */

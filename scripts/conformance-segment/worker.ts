@@ -14,7 +14,7 @@
  * `node scripts/conformance-segment/worker.ts <mode> <slug> <out.jsonl> <test files…>`: one JSON
  * line per test (jest.ts CaseRecord, with its file), or per file that could not load.
  */
-import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,14 +27,13 @@ import { NO_SUCH_ACTION, SETTINGS_INVALID } from './classify.ts';
 import {
   type CaseRecord,
   currentCase,
-  type HoistedMocks,
   hasModuleMocks,
   hoistMocks,
   installGlobals,
-  mockedModule,
   runFile,
   startModuleMocks,
 } from './jest.ts';
+import { actual, bare, builtOf, distRequire, mocks, mocksRefused, setSourceRoot } from './module-mocks.ts';
 import { pinned } from './pinned.ts';
 import { isMutation, mutatedFetch, type Wire, wireDiff } from './wire.ts';
 
@@ -678,92 +677,6 @@ function write(line: Record<string, unknown>): void {
  * bundle (`mocks`) and, to our runtime, which runs the installed build, as the same path in it. A
  * file that mocks actions-core itself, or mocks anything in another way, is not run.
  */
-const OTHER_MODULE_MOCK = /\bjest\.(doMock|unstable_mockModule|createMockFromModule)\(/;
-const DIST = join(DESTINATIONS_BUILD, 'dist');
-const distRequire = createRequire(join(DIST, 'index.js'));
-/** The checkout's `src` folder of the file being run, where its mocked source modules are. */
-let sourceRoot = '';
-/** While set, requires load the actual modules (jest.requireActual, an automock's model). */
-let bypass = false;
-
-/** A module path as a mock's key: no extension, no trailing `/index`. */
-const bare = (path: string) => path.replace(/\.(ts|js)$/, '').replace(/\/index$/, '');
-
-/** The installed build's file of a source module of the checkout (`<src>/lib/AWS/sts` → `dist/lib/AWS/sts.js`). */
-function builtOf(key: string): string {
-  const rel = key.slice(sourceRoot.length + 1);
-  const file = [join(DIST, `${rel}.js`), join(DIST, rel, 'index.js')].find((f) => existsSync(f));
-  if (!key.startsWith(`${sourceRoot}/`) || !file) throw new Error(`no installed build of ${key}`);
-  return file;
-}
-
-function actual<T>(load: () => T): T {
-  bypass = true;
-  try {
-    return load();
-  } finally {
-    bypass = false;
-  }
-}
-
-const loader = require('node:module') as {
-  _load(request: string, parent: { filename?: string } | undefined, isMain: boolean): unknown;
-  _resolveFilename(request: string, parent: unknown, isMain: boolean): string;
-};
-const load = loader._load;
-loader._load = (request, parent, isMain) => {
-  if (bypass || !hasModuleMocks()) return load(request, parent, isMain);
-  let key: string | undefined;
-  if (!request.startsWith('.') && !request.startsWith('/') && !request.startsWith('node:')) key = request;
-  else if (request.startsWith('.') && parent?.filename?.startsWith(`${DIST}/`)) {
-    const file = loader._resolveFilename(request, parent, isMain);
-    key = `${sourceRoot}/${bare(file.slice(DIST.length + 1))}`;
-  }
-  const mocked = key && mockedModule(key, () => actual(() => load(request, parent, isMain)));
-  return mocked ? mocked.value : load(request, parent, isMain);
-};
-(globalThis as Record<string, unknown>)['__segmentConformanceMocked'] = (key: string) =>
-  mockedModule(key, () => actual(() => require(builtOf(key))))?.value ?? require(builtOf(key));
-
-/** The test file with its mock calls hoisted, and its mocked source modules handed out as mocks. */
-function mocks(file: string, hoisted: HoistedMocks, keys: ReadonlySet<string>): Plugin {
-  const escaped = file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return {
-    name: 'module-mocks',
-    setup(b) {
-      b.onResolve({ filter: /^segment-conformance-hoisted-mocks$/ }, () => ({
-        path: file,
-        namespace: 'hoisted-mocks',
-      }));
-      b.onLoad({ filter: /.*/, namespace: 'hoisted-mocks' }, () => ({
-        contents: hoisted.hoisted,
-        loader: 'ts',
-        resolveDir: dirname(file),
-      }));
-      b.onLoad({ filter: new RegExp(`^${escaped}$`) }, () => ({ contents: hoisted.rest, loader: 'ts' }));
-      b.onResolve({ filter: /^\./ }, (args) => {
-        const key = bare(join(args.resolveDir, args.path));
-        return keys.has(key) ? { path: key, namespace: 'module-mock' } : undefined;
-      });
-      b.onLoad({ filter: /.*/, namespace: 'module-mock' }, (args) => ({
-        contents: `module.exports = globalThis.__segmentConformanceMocked(${JSON.stringify(args.path)})`,
-        loader: 'js',
-      }));
-    },
-  };
-}
-
-/** Why a file's module mocks cannot be run here, or undefined. */
-function mocksRefused(text: string, hoisted: HoistedMocks | undefined): string | undefined {
-  if (OTHER_MODULE_MOCK.test(text)) return 'module mocks (jest.mock)';
-  if (!/\bjest\.mock\(/.test(text)) return undefined;
-  const written = (text.match(/^[^\n/]*\bjest\.mock\(/gm) ?? []).length;
-  if (!hoisted || hoisted.specs.length !== written) return 'module mocks (jest.mock)';
-  if (hoisted.specs.some((s) => s.startsWith('@segment/actions-core')))
-    return 'module mocks of actions-core (the runtime under test)';
-  return undefined;
-}
-
 mkdirSync(CACHE, { recursive: true });
 for (const [index, file] of files.entries()) {
   const name = relative(join(dirname(file), '..'), file);
@@ -775,7 +688,7 @@ for (const [index, file] of files.entries()) {
     write({ file, load: refused });
     continue;
   }
-  sourceRoot = file.slice(0, file.indexOf('/src/destinations/') + '/src'.length);
+  setSourceRoot(file.slice(0, file.indexOf('/src/destinations/') + '/src'.length));
   const keyOf = (spec: string) => (spec.startsWith('.') ? bare(join(dirname(file), spec)) : spec);
   startModuleMocks(keyOf, (spec) =>
     actual(() => (spec.startsWith('.') ? require(builtOf(keyOf(spec))) : distRequire(spec))),

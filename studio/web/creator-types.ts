@@ -22,6 +22,7 @@ import {
   type TimeWindow,
 } from '../../core/samples/index.ts';
 import { discriminatorOf, draftMultiType, rowsByType } from '../../core/samples/multi-type.ts';
+import { fieldName } from '../../core/samples/names.ts';
 import { $, el } from './common.ts';
 import { checkName } from './creator-checks.ts';
 import { PLATFORM_CONTROL_IDS } from './creator-platforms.ts';
@@ -100,9 +101,14 @@ export function offerTypes(sample: ParsedSample, allowed: boolean, lastOffer: st
   if (discriminator !== lastOffer) box.checked = true;
   const groups = rowsByType(sample, discriminator);
   $('multi-discriminator').textContent = discriminator;
-  $('multi-count').textContent = String(groups.size);
+  $('multi-count').textContent = `${groups.size} type${groups.size === 1 ? '' : 's'}`;
   $('multi-pick').hidden = !box.checked;
   return { offer: discriminator, groups: box.checked ? groups : undefined };
+}
+
+/** An event name from a header's value (`orders/create` → `orders_create`). */
+export function headerTypeName(value: string): string {
+  return fieldName(value).slice(0, 40);
 }
 
 /** Each group of rows as a type of its own, drafted from its guesses. */
@@ -114,7 +120,15 @@ export function typeViews(
 ): Types {
   const views = [...groups].map(([value, sample]): TypeView => {
     const fields = inferFields(sample);
-    const guesses = guessChoices(fields, sample.rows, { window });
+    const guessed = guessChoices(fields, sample.rows, { window });
+    // A type told by a header (`header:X-Shopify-Topic`) is named from the header's value.
+    const guesses: Guesses =
+      guessed.eventName || !discriminator.startsWith('header:')
+        ? guessed
+        : {
+            ...guessed,
+            eventName: { name: headerTypeName(value), why: `from ${discriminator} = "${value}"` },
+          };
     const choices = guessedChoices(guesses, fields);
     const eventName = guesses.eventName?.name ?? '';
     const draft = draftResources({

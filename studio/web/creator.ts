@@ -58,10 +58,11 @@ import {
   withMinorUnits,
 } from './creator-amounts.ts';
 import { authProblem, authSpec, offerScheme, renderAuth, startAuth } from './creator-auth.ts';
-import { byColumn, checkName, renderPreview } from './creator-checks.ts';
+import { byColumn, checkName, renderPreview, type Saved } from './creator-checks.ts';
 import { consentWarning } from './creator-consent.ts';
 import { showConstraints, tightenControls } from './creator-constraints.ts';
-import { goLive, type Saved, startLive } from './creator-live.ts';
+import { offerTypes, sampleHeaders } from './creator-headers.ts';
+import { goLive, startLive } from './creator-live.ts';
 import { PLATFORM_CONTROL_IDS, platformEvents, renderPlatformControls } from './creator-platforms.ts';
 import { answer, fieldNameProblems, showQuestions } from './creator-questions.ts';
 import {
@@ -77,7 +78,6 @@ import {
   guessedChoices,
   joinTypes,
   keepControls,
-  offerTypes,
   restoreControls,
   type Types,
   type TypeView,
@@ -673,6 +673,7 @@ function validateRows(draft: Draft): Map<number, string> {
     eventName: s.event,
     body: new TextEncoder().encode(state.text),
     contentType: MEDIA[state.whole?.format ?? 'csv'],
+    headers: sampleHeaders(),
   });
   state.events = r.ok ? r.rows.map((row) => row.event) : [];
   if (!r.ok) {

@@ -314,6 +314,29 @@ describe('studio creator API: a sample signed as the vendor signs it', () => {
     assert.doesNotMatch(JSON.stringify(good.body), /the-real-secret/);
   });
 
+  it('sends the sample’s own headers with it (a topic header), never a credential or what the post sets', async () => {
+    const good = await send({
+      ...request('the-real-secret'),
+      headers: { 'X-Shopify-Topic': 'orders/create', 'Content-Type': 'text/plain' },
+    });
+    assert.equal(good.body['status'], 200, JSON.stringify(good.body));
+    assert.equal(received.at(-1)?.headers['x-shopify-topic'], 'orders/create');
+    assert.equal(received.at(-1)?.headers['content-type'], 'application/json');
+    const before = received.length;
+    for (const headers of [
+      { Authorization: 'Bearer stolen' },
+      { 'X-Signature': 'forged' },
+      { 'X-Topic': 'a\r\nX-Injected: 1' },
+      { 'bad name': 'x' },
+      ['X-Topic: a'],
+    ]) {
+      const r = await send({ ...request('the-real-secret'), headers });
+      assert.equal(r.status, 400, JSON.stringify(r.body));
+      assert.match(JSON.stringify(r.body), /headers/);
+    }
+    assert.equal(received.length, before, 'nothing reached the gateway');
+  });
+
   it('refuses a signature the translator schema does not take, naming the field', async () => {
     const bad = await send({ ...request('s'), signature: { scheme: 'rot13', secrets: ['S'] } });
     assert.equal(bad.status, 400);

@@ -1,37 +1,44 @@
 /**
- * The creator measured on its labelled corpus (issue #94, test/fixtures/creator-corpus/): 60
+ * The creator measured on its labelled corpus (issue #94, test/fixtures/creator-corpus/): 80
  * vendors' samples read, inferred and guessed as the studio's page does, each guess judged
  * against the sample's truth file (scripts/creator-corpus.ts). No identity or money field is
- * filled without asking against its truth; every confidence the page shows is right at least that
- * often, on at least 20 guesses; the held-out part is the one committed before the inference was
- * changed. The figures are in docs/creator-inference.md (`npm run docs`; test/unit/scripts/
- * docs-generate.test.ts checks they are current).
+ * filled without asking against its truth in the tuned part; every confidence the page shows is
+ * right at least that often, on at least 20 guesses; the held-out part is one committed before
+ * the inference changes it measures, never tuned on, its wrong guesses counted, not fixed. The
+ * figures are in docs/creator-inference.md (`npm run docs`; test/unit/scripts/docs-generate.test.ts
+ * checks they are current).
  */
 import assert from 'node:assert/strict';
 import { CONFIDENCE_LEVELS } from '../../core/samples/guess.ts';
 import {
   guessedOf,
+  HELD_OUT_2,
   heldOutDigest,
   loadCorpus,
+  MEASURED,
   measure,
   ROLES,
+  rowsOf,
   run,
   type Sample,
   truthOf,
 } from '../../scripts/creator-corpus.ts';
 
 /**
- * SHA-256 of the held-out part as committed before any change to the inference (c4d2dce5). A
- * changed held-out set is a commit of its own that changes this, saying why.
+ * SHA-256 of the held-out part (held-out-2/, 20 vendors none of the corpus had before), committed
+ * on its own (07adfff1) before the inference changes that follow it. A changed held-out set is a
+ * commit of its own that changes this, saying why. The first held-out part (c4d2dce5, pinned by
+ * 10e62e00…) was retired into the tuned part on 2026-11-27, once its errors were known.
  */
-const HELD_OUT_SHA256 = '10e62e00e54ecf15690933b6c141d50b9c44a7ae9d364c2bb7c34f519b127cf5';
+const HELD_OUT_SHA256 = 'ea0c722c441bf819a9253689abe8d6b2825fff3c407fba0f297440b89b84b727';
 
 /**
- * Wrong identity or money fields filled without asking in the held-out part. Never fixed by
+ * Wrong identity or money fields filled without asking in the held-out part, measured once when
+ * the changes after its commit were done (2026-11-27: two e-mails and a value). Never fixed by
  * tuning on it (that would make it one more tuned part); pinned so that a change either way is
  * seen, and the documented figure stays true.
  */
-const HELD_OUT_SILENT_WRONG = 1;
+const HELD_OUT_SILENT_WRONG = 3;
 
 const CATEGORIES = [
   'payments',
@@ -48,17 +55,17 @@ const CATEGORIES = [
 
 describe('the creator on its labelled corpus (issue #94)', () => {
   const samples = loadCorpus();
-  const report = measure(samples);
+  const report = measure(samples.filter((s) => MEASURED.includes(s.split)));
   const vendors = (split: Sample['split']) =>
     new Set(samples.filter((s) => s.split === split).map((s) => s.vendor));
 
   it('holds at least 60 vendors across the categories, at least 20 of them held out', () => {
     assert.ok(
-      vendors('tuned').size + vendors('held-out').size >= 60,
-      `${vendors('tuned').size} + ${vendors('held-out').size}`,
+      vendors('tuned').size + vendors('held-out-2').size >= 60,
+      `${vendors('tuned').size} + ${vendors('held-out-2').size}`,
     );
-    assert.ok(vendors('held-out').size >= 20, `${vendors('held-out').size} held out`);
-    const both = [...vendors('tuned')].filter((v) => vendors('held-out').has(v));
+    assert.ok(vendors('held-out-2').size >= 20, `${vendors('held-out-2').size} held out`);
+    const both = [...vendors('tuned')].filter((v) => vendors('held-out-2').has(v));
     assert.deepEqual(both, [], 'a vendor is tuned on or held out, not both');
     const seen = new Set(samples.map((s) => s.truth.category));
     assert.deepEqual(
@@ -68,15 +75,19 @@ describe('the creator on its labelled corpus (issue #94)', () => {
     );
   });
 
-  it('keeps the held-out part as it was committed before the inference changed', () => {
-    assert.equal(heldOutDigest(), HELD_OUT_SHA256, 'test/fixtures/creator-corpus/held-out changed');
+  it('keeps the held-out part as it was committed', () => {
+    assert.equal(
+      heldOutDigest(undefined, HELD_OUT_2),
+      HELD_OUT_SHA256,
+      'test/fixtures/creator-corpus/held-out-2 changed',
+    );
   });
 
   it('names in every truth file only columns the sample has, and a source for every sample', () => {
     const problems: string[] = [];
+    // The reading step only: the held-out part's guesses are not looked at before it is measured.
     for (const sample of samples) {
-      const r = run(sample);
-      const columns = new Set(Object.keys(Object.assign({}, ...r.rows)));
+      const columns = new Set(Object.keys(Object.assign({}, ...rowsOf(sample))));
       assert.ok(sample.truth.source.length > 10, `${sample.name}: no source`);
       const named = [
         ...ROLES.flatMap((role) => truthOf(sample.truth, role)),
@@ -98,7 +109,7 @@ describe('the creator on its labelled corpus (issue #94)', () => {
 
   it('fills as many wrong identity or money fields without asking in the held-out part as documented', () => {
     // Counted, never listed: what went wrong in the held-out part is not read while tuning.
-    assert.equal(report.silentWrong.filter((w) => w.split === 'held-out').length, HELD_OUT_SILENT_WRONG);
+    assert.equal(report.silentWrong.filter((w) => w.split === 'held-out-2').length, HELD_OUT_SILENT_WRONG);
   });
 
   it('shows only calibrated confidences: each level right at least that often, on at least 20 guesses', () => {
@@ -119,7 +130,10 @@ describe('the creator on its labelled corpus (issue #94)', () => {
       for (const column of guessedOf(r, 'personId'))
         assert.ok(!/account/i.test(column.slice(column.lastIndexOf('.') + 1)), `${sample.name}: ${column}`);
       for (const column of guessedOf(r, 'email')) {
-        const values = r.rows.map((row) => String(row[column]));
+        // A row without the column (an event that carries no e-mail) holds no id either.
+        const values = r.rows
+          .filter((row) => row[column] != null && row[column] !== '')
+          .map((row) => String(row[column]));
         assert.ok(
           values.every((v) => v.includes('@')),
           `${sample.name}: ${column} ${values.join(', ')}`,

@@ -62,6 +62,7 @@ const ATTRIBUTE_READERS: Readonly<Record<string, string>> = {
   'core/delivery/forward.ts': 'the delivery core: takes the claim',
   'core/delivery/in-flight.ts': 'copies in one instance wait for the first',
   'core/delivery/dead-letter.ts': 'records dead letters, sends nothing',
+  'adapters/deliveries-publisher.ts': "reads a message's destination for its topic, sends nothing",
   'functions/forward/handler.ts': 'logs',
   'gateway/envelope.ts': 'refuses producers that set them',
   'functions/forward/tracing.ts': "names the push's span, sends nothing",
@@ -100,16 +101,26 @@ describe('send once: every path to a platform crosses the claim', () => {
       ].map((m) => m[1]);
     assert.deepEqual(callers('send'), ['sendOnce'], 'send(call) is reached only through sendOnce');
     const passes = [...core.matchAll(/return (sendOnce|send)\(call\)/g)].map((m) => m[1]);
+    // Without breaker and limiter, through a closed breaker, and after the open breaker's
+    // eventless probe was answered (probe.ts: the probe itself carries no event to claim).
     assert.equal(
       passes.filter((p) => p === 'sendOnce').length,
-      2,
+      3,
       'the breaker hands every call to sendOnce',
     );
     assert.match(
       core,
       /function send\(call: Call\)[\s\S]*?if \(call\.perform !== undefined\) return perform\(call/,
     );
-    assert.equal((core.match(/\bd\.deps\.send\(/g) ?? []).length, 1, 'one place calls the sender');
+    // One place sends a delivery's request; the only other call is the open breaker's probe,
+    // a HEAD without the event (probe.ts), made before the claim and carrying nothing to claim.
+    assert.equal((core.match(/\bd\.deps\.send\(/g) ?? []).length, 2, 'the sender is called twice');
+    assert.equal(
+      (core.match(/\bd\.deps\.send\(call\.request,/g) ?? []).length,
+      1,
+      'one place sends a delivery',
+    );
+    assert.equal((core.match(/\bd\.deps\.send\(probeRequest\(/g) ?? []).length, 1, 'one place sends a probe');
     assert.equal((core.match(/\brun\(d\.event/g) ?? []).length, 1, 'one place runs a driver’s own requests');
   });
 

@@ -11,7 +11,7 @@ import { definedEvent, definedEvents } from '../../../core/definitions/defined-e
 import { normalizeEvent } from '../../../core/event.ts';
 import { identityDigest } from '../../../core/identity.ts';
 import { applyViolations } from '../../../core/registry/resources.ts';
-import { deliveryColumns, vendorKey } from '../../../core/samples/delivery.ts';
+import { deliveryColumns, envelopeEventId, vendorKey } from '../../../core/samples/delivery.ts';
 import { draftResources } from '../../../core/samples/draft.ts';
 import { guessChoices, inferFields, parseSample } from '../../../core/samples/index.ts';
 import { translate } from '../../../core/translate/index.ts';
@@ -169,6 +169,39 @@ describe('the creator: a vendor’s delivery is not the event', () => {
     assert.deepEqual(deliveryColumns(fields), []);
     // customer.id with no change beside it: every later change would fold into the first.
     assert.equal(vendorKey(sample, fields), undefined);
+  });
+
+  it('a message id beside the envelope’s attempt counter is the delivery’s: never the event id', () => {
+    const body = (tries: number) => ({
+      messageId: 'c0101a21',
+      deliveryTries: tries,
+      event: { answered: { responseUuid: '3fa85f64', timestamp: new Date(NOW - 60_000).toISOString() } },
+    });
+    const fields = inferFields(parseSample(JSON.stringify(body(0))));
+    const kinds = Object.fromEntries(deliveryColumns(fields).map((d) => [d.column, d.kind]));
+    assert.deepEqual(kinds, { deliveryTries: 'attempt', messageId: 'delivery_id' });
+    const parsed = parseSample(JSON.stringify(body(0)));
+    const g = guessChoices(inferFields(parsed), parsed.rows, { window });
+    assert.equal(g.columns.find((c) => c.column === 'messageId')?.target, 'event_data');
+    assert.match(g.columns.find((c) => c.column === 'messageId')?.why ?? '', /attempt counter deliveryTries/);
+    // Without a counter beside it, a message id at the top is the event's (a message's own webhook).
+    const alone = inferFields(parseSample(JSON.stringify({ messageId: 'm1', event: { status: 'sent' } })));
+    assert.deepEqual(deliveryColumns(alone), []);
+  });
+
+  it('takes a token’s jti, a tracker’s eid or a message’s own id at the top as the vendor’s event id', () => {
+    const top = (body: object) => {
+      const parsed = parseSample(JSON.stringify(body));
+      return envelopeEventId(parsed.rows, inferFields(parsed));
+    };
+    assert.equal(
+      top({ jti: '051f0c37-b689', iss: 'https://idp.example', events: { login: { at: 1 } } }),
+      'jti',
+    );
+    assert.equal(top({ eid: '5a305bf5-32fc', event: 'page_view' }), 'eid');
+    assert.equal(top({ idMessage: '3EB063C771F2', typeWebhook: 'outgoingMessageReceived' }), 'idMessage');
+    // Beside an attempt counter, a message id is the delivery's, never the event's.
+    assert.equal(top({ messageId: 'c0101a21', deliveryTries: 1, event: { x: { y: 'z' } } }), undefined);
   });
 
   it('a delivery id the person chose as the event id is still left out, and the vendor’s id keys instead', () => {

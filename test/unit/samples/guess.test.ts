@@ -229,6 +229,27 @@ describe('the creator’s guesses', () => {
     assert.match(guessOf(g, 'Created At')?.why ?? '', /created/);
   });
 
+  it('never takes a time still to come (a next billing date) for when it happened', () => {
+    const sample = parseSample(
+      JSON.stringify({ id: 7, next_billing_date_at: recent(-8), event: { succeeded_at: recent(1) } }),
+    );
+    const g = guessChoices(inferFields(sample), sample.rows, { window });
+    assert.equal(g.eventTime.column, 'event.succeeded_at');
+    assert.equal(guessOf(g, 'next_billing_date_at')?.target, 'event_data');
+  });
+
+  it('takes digits written as text for the value only beside a currency: a survey score is no amount', () => {
+    const read = (body: object) => {
+      const sample = parseSample(JSON.stringify(body));
+      return guessChoices(inferFields(sample), sample.rows, { window });
+    };
+    const survey = read({ response: { value: '9', category: 'passive' } });
+    assert.equal(survey.value, undefined);
+    const order = read({ order: { value: '1250', currency: 'EUR' } });
+    assert.equal(order.value?.column, 'order.value');
+    assert.equal(order.currency?.column, 'order.currency');
+  });
+
   it('does not make a boolean marketing_consent consent to ads out of sight: it is offered per purpose', () => {
     const sample = parseSample('email,marketing_consent\na@example.com,true\nb@example.com,false');
     const g = guessChoices(inferFields(sample), sample.rows);
