@@ -12,6 +12,7 @@ import { createFanOut } from '../core/delivery/fan-out.ts';
 import type { LedgerEntry } from '../core/delivery/ledger.ts';
 import { DELIVERY_ATTRIBUTES, type DeliveryMessage } from '../core/delivery/message.ts';
 import type { AfterStored } from '../core/store/store.ts';
+import type { Suppression } from '../core/suppression/erased.ts';
 import { TRACE_ATTRIBUTES } from '../core/tracing/trace-context.ts';
 import type { RowWriter } from '../core/warehouse/rows.ts';
 import type { Settings } from '../schemas/settings.ts';
@@ -33,6 +34,13 @@ export interface StoreFanOutDeps {
    * answer (core/delivery/consent-wait.ts). Absent (a replay): nothing waits.
    */
   readonly claims?: ClaimStore;
+  /** The erased persons' list: a pending record's events of an erased person are stripped or dropped. */
+  readonly suppression?: () => Suppression | undefined;
+  /**
+   * Whether the ledger holds a skip row already (adapters/skip-check.ts): asked for a message back
+   * after its row was stored, so its skips are not written twice. Absent: always written.
+   */
+  readonly skipRecorded?: (entry: LedgerEntry, since: number) => Promise<boolean>;
   /** The clock (tests). */
   readonly now?: () => Date;
 }
@@ -51,12 +59,14 @@ export function createStoreFanOut(deps: StoreFanOutDeps): AfterStored | undefine
         records: deps.claims,
         publish,
         ...(deps.options ? { options: deps.options } : {}),
+        ...(deps.suppression ? { suppression: deps.suppression } : {}),
       })
     : undefined;
   return createFanOut({
     settings: deps.settings,
     publish,
     ...(wait ? { wait } : {}),
+    ...(deps.skipRecorded ? { skipRecorded: deps.skipRecorded } : {}),
     ...(deps.now ? { now: deps.now } : {}),
     ...(deps.options ? { options: deps.options } : {}),
     writeLedger: (entries) =>

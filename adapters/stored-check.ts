@@ -26,33 +26,46 @@ export function eventsStoredQuery(bigquery: BigQuery, dataset: string): StoredQu
 WHERE event_time BETWEEN @from AND @to AND event_id IN UNNEST(@ids) AND payload_digest IN UNNEST(@digests)`;
   return async (questions, signal) => {
     const times = questions.map((q) => Date.parse(q.event_time));
-    const [job] = await bigquery.createQueryJob({
-      query: sql,
-      params: {
-        from: bigquery.timestamp(new Date(Math.min(...times))),
-        to: bigquery.timestamp(new Date(Math.max(...times))),
-        ids: [...new Set(questions.map((q) => q.event_id))],
-        digests: [...new Set(questions.map((q) => q.payload_digest))],
+    const rows = await cancellableRows<{ event_id: string; payload_digest: string }>(
+      bigquery,
+      {
+        query: sql,
+        params: {
+          from: bigquery.timestamp(new Date(Math.min(...times))),
+          to: bigquery.timestamp(new Date(Math.max(...times))),
+          ids: [...new Set(questions.map((q) => q.event_id))],
+          digests: [...new Set(questions.map((q) => q.payload_digest))],
+        },
+        // The check's own label: who runs the warehouse's jobs shows in its job list.
+        labels: { eventbus: 'stored-check' },
       },
-      // The check's own label: who runs the warehouse's jobs shows in its job list.
-      labels: { eventbus: 'stored-check' },
-    });
-    const cancel = () => {
-      job.cancel().catch(() => undefined);
-    };
-    if (signal.aborted) cancel();
-    signal.addEventListener('abort', cancel, { once: true });
-    try {
-      const [rows] = await job.getQueryResults();
-      return new Set(
-        (rows as { event_id: string; payload_digest: string }[]).map((r) =>
-          identityKey(r.event_id, r.payload_digest),
-        ),
-      );
-    } finally {
-      signal.removeEventListener('abort', cancel);
-    }
+      signal,
+    );
+    return new Set(rows.map((r) => identityKey(r.event_id, r.payload_digest)));
   };
+}
+
+/**
+ * A query's rows, its job cancelled (jobs.cancel) when `signal` fires, so a lookup that gave up
+ * leaves no job running. Shared by the store's checks (this one, adapters/skip-check.ts).
+ */
+export async function cancellableRows<R>(
+  bigquery: BigQuery,
+  options: Parameters<BigQuery['createQueryJob']>[0],
+  signal: AbortSignal,
+): Promise<R[]> {
+  const [job] = await bigquery.createQueryJob(options);
+  const cancel = () => {
+    job.cancel().catch(() => undefined);
+  };
+  if (signal.aborted) cancel();
+  signal.addEventListener('abort', cancel, { once: true });
+  try {
+    const [rows] = await job.getQueryResults();
+    return rows as R[];
+  } finally {
+    signal.removeEventListener('abort', cancel);
+  }
 }
 
 export function createStoredCheck(

@@ -108,8 +108,9 @@ export interface NormalizeContext {
 
 /**
  * A field of an event that the server filled in rather than the producer: the receive time as
- * `event_time`, the request's address, user agent and client hints as `device.*`, and a cookieless
- * page's session key as `session_id`. None of
+ * `event_time`, the request's address, user agent and client hints as `device.*`, a cookieless
+ * page's session key as `session_id`, and GA4's client id from the page's `_ga` cookie (or a new
+ * one, gateway/id-cookies.ts) as `campaign.ga_client_id`. None of
  * them is the producer's content, so none enters the event's identity (core/identity.ts). A
  * minted `event_id` is named too, but stays in the identity: without an id of the producer's,
  * two equal bodies are two events (nothing says they are one), so such an event needs no fold.
@@ -120,7 +121,8 @@ export type ServerField =
   | 'device.ip'
   | 'device.user_agent'
   | 'device.client_hints'
-  | 'session_id';
+  | 'session_id'
+  | 'campaign.ga_client_id';
 export const SERVER_FIELDS: readonly ServerField[] = Object.freeze([
   'event_id',
   'event_time',
@@ -128,6 +130,7 @@ export const SERVER_FIELDS: readonly ServerField[] = Object.freeze([
   'device.user_agent',
   'device.client_hints',
   'session_id',
+  'campaign.ga_client_id',
 ]);
 
 /**

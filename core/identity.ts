@@ -98,12 +98,16 @@ export function payloadDigest(event: object): string {
 interface IdentityView {
   readonly event_time?: string;
   readonly device?: Readonly<Record<string, unknown>>;
+  readonly campaign?: Readonly<Record<string, unknown>>;
 }
+
+/** The groups whose fields the server may fill (`device.ip`, `campaign.ga_client_id`). */
+const FILLED_GROUPS = ['device', 'campaign'] as const;
 
 /**
  * The event's identity digest: payloadDigest over what the producer sent, without the fields the
  * server filled in (core/event.ts, ServerField: the receive time as event_time, the request's
- * address, user agent and client hints). A retry of the same body — a minute later, from another
+ * address, user agent and client hints, GA4's client id from the page's cookie). A retry of the same body — a minute later, from another
  * address, through another gateway instance or path — has the same digest. With no server field
  * it is exactly payloadDigest(event), so a row stored by an older release (which digested the
  * whole event) and a redelivery digested now agree wherever the producer sent every field.
@@ -111,18 +115,23 @@ interface IdentityView {
 export function identityDigest(event: IdentityView, serverFields: readonly string[] | undefined): string {
   if (!serverFields || serverFields.every((f) => f === 'event_id')) return payloadDigest(event);
   const view: Record<string, unknown> = { ...event };
-  let device: Record<string, unknown> | undefined;
+  const groups: Partial<Record<(typeof FILLED_GROUPS)[number], Record<string, unknown>>> = {};
   for (const f of serverFields) {
     // A minted event_id stays: it is what tells two equal bodies without an id apart.
     if (f === 'event_time' || f === 'session_id') delete view[f];
-    else if (f.startsWith('device.') && event.device) {
-      device ??= { ...event.device };
-      delete device[f.slice('device.'.length)];
-    }
+    else
+      for (const g of FILLED_GROUPS) {
+        const from = event[g];
+        if (!from || !f.startsWith(`${g}.`)) continue;
+        groups[g] ??= { ...from };
+        delete groups[g][f.slice(g.length + 1)];
+      }
   }
-  if (device) {
-    if (Object.keys(device).length > 0) view['device'] = device;
-    else delete view['device'];
+  for (const g of FILLED_GROUPS) {
+    const group = groups[g];
+    if (!group) continue;
+    if (Object.keys(group).length > 0) view[g] = group;
+    else delete view[g];
   }
   return payloadDigest(view);
 }

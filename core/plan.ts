@@ -16,6 +16,7 @@ import {
   isCatalogDestination,
 } from './deploy/catalog-function.ts';
 import { type Billing, DEFAULT_PEAK_EVENTS_PER_SECOND, forwardSizing } from './deploy/cost.ts';
+import * as names from './deploy/deliveries-topology.ts';
 import { deployedServiceName } from './deploy/service-names.ts';
 import { type SiteMapPlan, siteMapPlan } from './deploy/site-url-map.ts';
 import { modelPlan } from './models/models.ts';
@@ -25,21 +26,9 @@ import { PLATFORMS } from './platforms/platforms.ts';
 import { DEFAULT_CONSENT } from './platforms/requirements.ts';
 import { OAUTH_CONNECTION, withOAuthConnection } from './platforms/segment-action/oauth.ts';
 import { protoDuration, seconds } from './settings.ts';
-import { platformDiagnosticsTable } from './warehouse/platform-diagnostics.ts';
-import { privacyAuditTables } from './warehouse/privacy-audit.ts';
+import { opsTablePlans } from './warehouse/ops-tables.ts';
 import { platformCountsTable, reconciliationViews } from './warehouse/reconciliation.ts';
-import { partitionExpiration } from './warehouse/retention.ts';
-import {
-  alertStateColumns,
-  baseWarehousePlan,
-  gatewayRefusalColumns,
-  OPS_TABLES,
-  syncFailedRowColumns,
-  syncRunColumns,
-  type TablePlan,
-  tableRef,
-  type ViewPlan,
-} from './warehouse/warehouse.ts';
+import { baseWarehousePlan, type TablePlan, tableRef, type ViewPlan } from './warehouse/warehouse.ts';
 
 export { deployedServiceName } from './deploy/service-names.ts';
 export type { TablePlan, ViewPlan } from './warehouse/warehouse.ts';
@@ -60,6 +49,10 @@ export interface TopicPlan {
   readonly kind: 'events' | 'deliveries' | 'dead_letter' | 'ticks' | 'runs' | 'actions' | 'poison';
   /** Events topics are what producers publish to (gateway and the native path). */
   readonly producers: boolean;
+  /** A deliveries topic of one destination (the per-destination topology); absent on the shared one. */
+  readonly destination?: string;
+  /** Kept after a switch of topology while its subscriptions' backlog drains; nothing publishes. */
+  readonly draining?: true;
 }
 
 export interface SubscriptionPlan {
@@ -84,6 +77,8 @@ export interface SubscriptionPlan {
   readonly messageRetentionDuration: string;
   /** The destination a forward subscription serves, or the events topic a store subscription reads. */
   readonly destination?: string;
+  /** A forward subscription of the topology switched from, kept until its backlog is delivered. */
+  readonly draining?: true;
 }
 
 export interface FunctionPlan {
@@ -107,7 +102,12 @@ export interface FunctionPlan {
 export interface DestinationPlan {
   readonly id: string;
   readonly type: Destination['type'];
+  /** The topic its delivery messages are published on (deliveriesTopicName). */
+  readonly topic: string;
+  /** The subscription that pushes them to its function. */
   readonly subscription: string;
+  /** After a switch of topology: the previous topology's subscription, kept until drained. */
+  readonly draining?: { readonly topic: string; readonly subscription: string };
   readonly deadLetterTopic: string;
   readonly consent: readonly string[];
   readonly secrets: readonly string[];
@@ -274,8 +274,7 @@ export const ACTIONS_TOPIC = 'actions';
 
 /** Name of the subscription that pushes an events topic to `store`. */
 export const storeSubscriptionName = (topic: string) => `${topic}-store`;
-/** Name of the subscription that pushes one destination's deliveries to `forward`. */
-export const forwardSubscriptionName = (destination: string) => `deliveries-${destination}`;
+export * from './deploy/deliveries-topology.ts';
 /** Name of the dead-letter topic of a subscription. */
 export const deadLetterTopicName = (subscription: string) => `${subscription}-dead-letter`;
 /** Name of the pull subscription that keeps a dead-letter topic's backlog. */
@@ -343,18 +342,34 @@ export function warehousePlan(settings: Readonly<Settings>): { tables: TablePlan
   };
 }
 
+/** What the Pulumi program read from a deployed stack's state that plan() keeps (infra/program.ts). */
+export interface PlanOptions {
+  /**
+   * Destinations whose subscription of the other topology (deliveriesTopology) the stack still
+   * has: kept, with its topic, until `deliveries_drained` says its backlog is delivered
+   * (core/deploy/topology-kept.ts).
+   */
+  readonly draining?: readonly string[];
+}
+
 /** Turns validated settings into the environment's resources, as data. */
-export function plan(settings: Readonly<Settings>): Plan {
+export function plan(settings: Readonly<Settings>, options: PlanOptions = {}): Plan {
   const dataset = settings.dataset ?? 'events';
   const eventTopics = ['events', ...(settings.topics ?? [])];
   const destinations = (settings.destinations ?? []).filter((d) => d.enabled !== false);
   const topics: TopicPlan[] = [];
   const subscriptions: SubscriptionPlan[] = [];
 
-  const withDeadLetter = (sub: Omit<SubscriptionPlan, 'deadLetterPolicy'>, maxDeliveryAttempts: number) => {
-    const dlTopic = deadLetterTopicName(sub.name);
-    topics.push({ name: dlTopic, kind: 'dead_letter', producers: false });
+  // A dead-letter topic is named after its subscription, or after the destination (a
+  // destination's subscriptions of both topologies share one while a switch drains).
+  const withDeadLetter = (
+    sub: Omit<SubscriptionPlan, 'deadLetterPolicy'>,
+    maxDeliveryAttempts: number,
+    dlTopic = deadLetterTopicName(sub.name),
+  ) => {
     subscriptions.push({ ...sub, deadLetterPolicy: { deadLetterTopic: dlTopic, maxDeliveryAttempts } });
+    if (topics.some((t) => t.name === dlTopic)) return;
+    topics.push({ name: dlTopic, kind: 'dead_letter', producers: false });
     subscriptions.push({
       name: backlogSubscriptionName(dlTopic),
       topic: dlTopic,
@@ -424,37 +439,68 @@ export function plan(settings: Readonly<Settings>): Plan {
     },
   );
 
-  topics.push({ name: 'deliveries', kind: 'deliveries', producers: false });
+  const topology = names.deliveriesTopology(settings);
+  const draining = new Set(options.draining ?? []);
   const destinationPlans: DestinationPlan[] = [];
+  const deliveriesTopic = (id: string, t: names.DeliveriesTopology, drains: boolean) => {
+    const name = names.deliveriesTopicName(id, t);
+    if (topics.some((x) => x.name === name)) return name;
+    topics.push({
+      name,
+      kind: 'deliveries',
+      producers: false,
+      ...(t === 'per_destination' ? { destination: id } : {}),
+      ...(drains ? { draining: true as const } : {}),
+    });
+    return name;
+  };
+  // The shared topic stays declared whenever the shared topology is in use or draining, even
+  // with no destination, as every release before per-destination topics declared it.
+  if (topology === 'shared') deliveriesTopic('', 'shared', false);
   for (const d of destinations) {
-    const name = forwardSubscriptionName(d.id);
     // A catalogue destination's deliveries go to forward-catalog, which carries Segment's runtime.
     const pushedTo: FunctionName = isCatalogDestination(d) ? CATALOG_FUNCTION : 'forward';
     const maxDeliveryAttempts = d.retry?.max_attempts ?? DEFAULT_MAX_ATTEMPTS.forward;
     // The push must outlive the platform call: ack deadline covers the send timeout with room to spare.
     const ackDeadlineSeconds = Math.min(600, Math.max(30, Math.ceil((d.timeout_ms ?? 10000) / 1000) * 3));
-    withDeadLetter(
-      {
-        name,
-        topic: 'deliveries',
-        kind: 'forward',
-        push: { function: pushedTo },
-        filter: `attributes.destination = "${d.id}"`,
-        ackDeadlineSeconds,
-        retryPolicy: {
-          minimumBackoff: protoDuration(d.retry?.minimum_backoff ?? DEFAULT_BACKOFF.minimumBackoff),
-          maximumBackoff: protoDuration(d.retry?.maximum_backoff ?? DEFAULT_BACKOFF.maximumBackoff),
+    // Both topologies' subscriptions of a destination dead-letter to the same topic, so its
+    // backlog, ledger subscription and replays never depend on the topology.
+    const deadLetterTopic = deadLetterTopicName(names.forwardSubscriptionName(d.id));
+    const subscribe = (t: names.DeliveriesTopology, drains: boolean) => {
+      const name = names.destinationSubscriptionName(d.id, t);
+      const topic = deliveriesTopic(d.id, t, drains);
+      withDeadLetter(
+        {
+          name,
+          topic,
+          kind: 'forward',
+          push: { function: pushedTo },
+          // Only the shared topic carries every destination's messages.
+          ...(t === 'shared' ? { filter: `attributes.destination = "${d.id}"` } : {}),
+          ackDeadlineSeconds,
+          retryPolicy: {
+            minimumBackoff: protoDuration(d.retry?.minimum_backoff ?? DEFAULT_BACKOFF.minimumBackoff),
+            maximumBackoff: protoDuration(d.retry?.maximum_backoff ?? DEFAULT_BACKOFF.maximumBackoff),
+          },
+          messageRetentionDuration: DEFAULT_RETENTION,
+          destination: d.id,
+          ...(drains ? { draining: true as const } : {}),
         },
-        messageRetentionDuration: DEFAULT_RETENTION,
-        destination: d.id,
-      },
-      maxDeliveryAttempts,
-    );
+        maxDeliveryAttempts,
+        deadLetterTopic,
+      );
+      return { topic, subscription: name };
+    };
+    const live = subscribe(topology, false);
+    const previous = draining.has(d.id) ? subscribe(names.otherTopology(topology), true) : undefined;
+    const name = live.subscription;
     destinationPlans.push({
       id: d.id,
       type: d.type,
+      topic: live.topic,
       subscription: name,
-      deadLetterTopic: deadLetterTopicName(name),
+      ...(previous ? { draining: previous } : {}),
+      deadLetterTopic,
       consent: d.consent ?? DEFAULT_CONSENT[d.type],
       // A catalogue destination's OAuth connection's secrets are read by its deliveries too.
       secrets: Object.values(withOAuthConnection(d, settings.connections).secrets ?? {}),
@@ -607,48 +653,7 @@ export function plan(settings: Readonly<Settings>): Plan {
     views: warehouse.views,
     ops: {
       dataset: OPS_DATASET,
-      tables: [
-        {
-          name: OPS_TABLES.syncRuns,
-          description: 'Syncs (reverse ETL): one row per finished run',
-          columns: syncRunColumns(),
-          timePartitioning: { type: 'DAY', field: 'finished_at' },
-          clustering: ['sync'],
-        },
-        {
-          name: OPS_TABLES.syncFailedRows,
-          description: 'Syncs: rows a run could not send, with the reason (retried by the next run)',
-          columns: syncFailedRowColumns(),
-          timePartitioning: {
-            type: 'DAY',
-            field: 'failed_at',
-            ...partitionExpiration(settings, OPS_TABLES.syncFailedRows),
-          },
-          clustering: ['sync'],
-        },
-        {
-          name: OPS_TABLES.gatewayRefusals,
-          description:
-            'Live events: requests the gateway refused, sampled per instance (reason and who, never the body)',
-          columns: gatewayRefusalColumns(),
-          // Bounded storage whatever a flood does: rows are rate-limited and expire (docs/privacy.md#retention).
-          timePartitioning: {
-            type: 'DAY',
-            field: 'refused_at',
-            ...partitionExpiration(settings, OPS_TABLES.gatewayRefusals),
-          },
-          clustering: ['source', 'reason'],
-        },
-        {
-          name: OPS_TABLES.alertStates,
-          description: 'Alerts: one row per evaluation; the newest row of an alert is its incident state',
-          columns: alertStateColumns(),
-          timePartitioning: { type: 'DAY', field: 'recorded_at' },
-          clustering: ['alert'],
-        },
-        platformDiagnosticsTable(settings),
-        ...privacyAuditTables(),
-      ],
+      tables: opsTablePlans(settings),
     },
     buckets: [
       {
@@ -770,6 +775,8 @@ function deepFreeze<T>(value: T): T {
 export function builtInNames(): {
   readonly internalTopics: readonly string[];
   readonly deadLetterSuffix: string;
+  /** Every destination's deliveries topic starts with it. */
+  readonly deliveriesPrefix: string;
   readonly warehouse: readonly string[];
 } {
   const p = plan({
@@ -777,12 +784,15 @@ export function builtInNames(): {
     project: 'reserved-names',
     region: 'europe-west1',
     experimental: { rules: true },
+    // The shared topic too, which stacks deployed before per-destination topics keep.
+    deliveries_topology: 'shared',
   } as Settings);
   return {
     internalTopics: p.topics
       .filter((t) => t.kind !== 'events' && t.kind !== 'dead_letter')
       .map((t) => t.name),
     deadLetterSuffix: deadLetterTopicName(''),
+    deliveriesPrefix: names.DELIVERIES_TOPIC_PREFIX,
     warehouse: [...p.tables, ...p.views, ...p.ops.tables].map((t) => t.name),
   };
 }

@@ -236,7 +236,7 @@ export function readFunctionConfig(
     ...(emulator ? { pubsubEmulatorHost: emulator } : {}),
     ...(firestore ? { firestoreEmulatorHost: firestore } : {}),
     listen: listenAddress(env),
-    egressAllow: parseAllowList(env[ENV.egressAllow]),
+    egressAllow: parseAllowList(env[ENV.egressAllow], ENV.egressAllow),
     ...(env[ENV.captureUrl] ? { captureUrl: env[ENV.captureUrl] as string } : {}),
     ...(env[ENV.metadataHost] ? { metadataHost: env[ENV.metadataHost] as string } : {}),
     secretEnv: env,

@@ -8,6 +8,11 @@ import { DURATION_PATTERN, Settings } from '../schemas/settings.ts';
 import { DOMAIN_PATTERN, ORIGIN_PATH_PATTERN, SITE_BACKEND_PATTERN } from '../schemas/settings-gateway.ts';
 import { SITE_HOST_PATTERN, SITE_URL_MAP_PATTERN } from '../schemas/site-url-map.ts';
 import { checkDestinationNeeds } from './decision/destination-checks.ts';
+import {
+  DELIVERIES_TOPIC_PREFIX,
+  destinationSubscriptionName,
+  forwardSubscriptionName,
+} from './deploy/deliveries-topology.ts';
 import { claimsLocationErrors } from './deploy/firestore-locations.ts';
 import { siteUrlMapRefusals } from './deploy/site-url-map.ts';
 import { checkStudioIap } from './deploy/studio-iap.ts';
@@ -43,6 +48,16 @@ const MAX_ACK_DEADLINE_SECONDS = 600;
 
 /** Topic names the environment uses itself; extra topics cannot take them. */
 export const RESERVED_TOPICS = Object.freeze(['events', 'deliveries', 'ticks', 'runs', 'actions', 'poison']);
+/** The prefix of the destinations' delivery topics (deliveriesTopicName). */
+const DELIVERIES_PREFIX = DELIVERIES_TOPIC_PREFIX;
+/**
+ * The suffixes core/plan.ts adds to names it derives from a destination id: its dead-letter
+ * topic's, and its push subscription's on its own topic.
+ */
+const CLASHING_SUFFIXES = [
+  '-dead-letter',
+  destinationSubscriptionName('x', 'per_destination').slice(forwardSubscriptionName('x').length),
+];
 
 export type LoadResult =
   | { readonly ok: true; readonly settings: Readonly<Settings> }
@@ -120,12 +135,27 @@ export function checkSettings(value: unknown): LoadResult {
       errors.push({ field: `topics[${i}]`, description: `"${t}" is created by every environment` });
     if (topics.indexOf(t) !== i)
       errors.push({ field: `topics[${i}]`, description: `duplicate topic "${t}"` });
+    if (t.startsWith(DELIVERIES_PREFIX))
+      errors.push({
+        field: `topics[${i}]`,
+        description: `"${t}" starts with "${DELIVERIES_PREFIX}", the prefix of the destinations' delivery topics`,
+      });
   });
   const ids = new Set<string>();
+  const allIds = new Set((settings.destinations ?? []).map((d) => d.id));
   (settings.destinations ?? []).forEach((d, i) => {
     if (ids.has(d.id))
       errors.push({ field: `destinations[${i}].id`, description: `duplicate destination id "${d.id}"` });
     ids.add(d.id);
+    // `deliveries-<id>` is a topic and `deliveries-<id>-push` a subscription (core/plan.ts): an id
+    // that is another's plus one of these suffixes would name that other's dead-letter topic or
+    // the other's subscription.
+    const clash = CLASHING_SUFFIXES.find((x) => d.id.endsWith(x) && allIds.has(d.id.slice(0, -x.length)));
+    if (clash)
+      errors.push({
+        field: `destinations[${i}].id`,
+        description: `"${d.id}" would share a Pub/Sub name with destination "${d.id.slice(0, -clash.length)}" (ids may not be another's plus "${clash}")`,
+      });
     const retry = d.retry ?? {};
     if (
       retry.minimum_backoff &&

@@ -13,6 +13,7 @@ import {
   CREDENTIAL_ATTRIBUTE,
   fieldPath,
   type NormalizeContext,
+  type NormalizedEvent,
   type NormalizeOptions,
   normalizeEvent,
   SERVER_FIELDS_ATTRIBUTE,
@@ -87,6 +88,12 @@ export interface EnvelopeContext {
      * (core/decision/unverified.ts).
      */
     readonly unverifiedMoney?: boolean;
+    /**
+     * A page's batch with a GA4 destination: GA4's client id for an event (the page's `_ga`, or one
+     * derived from its anonymous id), where its consent lets `_ga` be stored (gateway/id-cookies.ts, gaClientIds); it
+     * fills `campaign.ga_client_id` when the event has none, as a server field.
+     */
+    readonly gaClientId?: ((event: NormalizedEvent) => string | undefined) | undefined;
   };
   readonly newId: () => string;
   /** The registry's event definitions: defined events are validated against them and stamped. */
@@ -289,6 +296,12 @@ export function eventMessage(
   // Global Privacy Control sent by the browser (docs/delivery.md, "Consent"), unless the event says.
   if (client.gpc === true && r.event.consent?.gpc === undefined)
     r.event.consent = { ...r.event.consent, gpc: true };
+  let serverFields = r.serverFields;
+  const ga = r.event.campaign?.ga_client_id === undefined ? client.gaClientId?.(r.event) : undefined;
+  if (ga !== undefined) {
+    r.event.campaign = { ...r.event.campaign, ga_client_id: ga };
+    serverFields = [...(serverFields ?? []), 'campaign.ga_client_id'];
+  }
   const data = Buffer.from(JSON.stringify(r.event));
   if (data.length > ctx.limits.maxEventBytes) return { ok: false, violations: [], tooLarge: data.length };
   const ours: Record<string, string> = {
@@ -300,7 +313,7 @@ export function eventMessage(
   // store re-validates against this exact (immutable) version and stores it.
   if (r.definition) ours['definition_version'] = r.definition.stamp;
   // Which fields of the data the gateway filled in, so `store` leaves them out of the identity.
-  if (r.serverFields) ours[SERVER_FIELDS_ATTRIBUTE] = r.serverFields.join(',');
+  if (serverFields) ours[SERVER_FIELDS_ATTRIBUTE] = serverFields.join(',');
   if (client.credential) ours[CREDENTIAL_ATTRIBUTE] = client.credential;
   if (client.sender) ours[SENDER_ATTRIBUTE] = client.sender;
   if (client.unverifiedMoney && isMoneyEvent(r.event.event_name)) ours[UNVERIFIED_ATTRIBUTE] = 'money';

@@ -13,8 +13,11 @@
  * `Max-Age=0` where the browser sent it. Storage unknown (no signal, or a consent platform still
  * silent) neither sets nor expires anything. Every value re-affirms what the page holds (the
  * event's `anonymous_id`, its `campaign.fbp` and `fbc`); a new one is made only where the page
- * has none. `_ga` is never set: GA4 is sent the tag's anonymous id as its client id, which a
- * `_ga` of ours would not join.
+ * has none. `_ga` (with a GA4 destination) holds GA4's client id: the page's own, gtag's or ours,
+ * read into each event as `campaign.ga_client_id` before it is published (gaClientIds, below), or
+ * one derived from the anonymous id where the page has none; GA4 is sent that id as `client_id`
+ * and the answer sets `_ga` from it, so gtag.js on the same page sees one client
+ * (core/platforms/ga4/client-id.ts).
  */
 import { randomInt } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
@@ -24,7 +27,9 @@ import { type StorageItem, storageVerdicts } from '../core/consent/storage-rules
 import { readTcf } from '../core/consent/tcf.ts';
 import { webConsent } from '../core/consent/web-consent.ts';
 import type { StoredEvent } from '../core/event.ts';
+import { pseudonymousId } from '../core/linkage/transforms.ts';
 import { factsWith } from '../core/platforms/facts.ts';
+import { gaClientIdOf } from '../core/platforms/ga4/client-id.ts';
 import type { Settings } from '../schemas/settings.ts';
 
 /** 400 days, the longest lifetime Chrome keeps (RFC 6265bis caps Max-Age there too). */
@@ -79,26 +84,12 @@ export function idCookies(
   if (!last) return [];
   let event: StoredEvent;
   try {
-    const parsed = JSON.parse(last.data.toString('utf8')) as StoredEvent;
-    // The resolver reads a stored event, whose event_data is always an object.
-    event =
-      typeof parsed.event_data === 'object' && parsed.event_data ? parsed : { ...parsed, event_data: {} };
+    event = JSON.parse(last.data.toString('utf8')) as StoredEvent;
   } catch {
     return [];
   }
-  const purposes = resolvePurposes(event, undefined, settings.producers?.honor_gpc ?? true);
-  const web = webConsent(event);
-  const sent = new Set(COOKIE_ITEMS.map(([name]) => name).filter((n) => cookieValue(request.cookie, n)));
-  const verdicts = storageVerdicts({
-    // A TCF CMP that had not answered (GDPR applies, no string yet) is no answer: unknown.
-    storage: purposes.analytics === TCF_MISSING ? undefined : purposes.analytics.state,
-    ads: purposes.ads.state,
-    optOut: ['GPC', 'US Privacy', 'GPP'].includes(purposes.ads.signal ?? ''),
-    malformed: web.tcf !== undefined && web.gdprApplies !== false && !readTcf(web.tcf).ok,
-    pending: purposes.analytics === TCF_MISSING || web.gppPending === true,
-    cookieless: request.cookieless === true,
-    had: sent.size > 0,
-  });
+  const sent = sentCookies(request);
+  const { purposes, verdicts } = decide(settings, request, event, sent);
 
   const configured = cookieDomainOf(settings);
   const host = request.host;
@@ -147,6 +138,69 @@ export function idCookies(
       if (value !== undefined) set(c.name, value);
     }
   return out;
+}
+
+/** Our cookies the browser sent with the request. */
+const sentCookies = (request: CookieRequest): ReadonlySet<string> =>
+  new Set(COOKIE_ITEMS.map(([name]) => name).filter((n) => cookieValue(request.cookie, n)));
+
+/** The resolver's purposes for an event of a page's batch, and the storage rules' verdicts from them. */
+function decide(
+  settings: Readonly<Settings>,
+  request: CookieRequest,
+  parsed: Omit<StoredEvent, 'event_data'> & { readonly event_data?: unknown },
+  sent: ReadonlySet<string>,
+) {
+  // The resolver reads a stored event, whose event_data is always an object.
+  const event = (
+    typeof parsed.event_data === 'object' && parsed.event_data ? parsed : { ...parsed, event_data: {} }
+  ) as StoredEvent;
+  const purposes = resolvePurposes(event, undefined, settings.producers?.honor_gpc ?? true);
+  const web = webConsent(event);
+  const verdicts = storageVerdicts({
+    // A TCF CMP that had not answered (GDPR applies, no string yet) is no answer: unknown.
+    storage: purposes.analytics === TCF_MISSING ? undefined : purposes.analytics.state,
+    ads: purposes.ads.state,
+    optOut: ['GPC', 'US Privacy', 'GPP'].includes(purposes.ads.signal ?? ''),
+    malformed: web.tcf !== undefined && web.gdprApplies !== false && !readTcf(web.tcf).ok,
+    pending: purposes.analytics === TCF_MISSING || web.gppPending === true,
+    cookieless: request.cookieless === true,
+    had: sent.size > 0,
+  });
+  return { purposes, verdicts };
+}
+
+/** The destination types whose facts declare the `_ga` cookie (GA4's). */
+const GA_COOKIE_TYPES: ReadonlySet<string> = new Set(
+  factsWith('cookies')
+    .filter((f) => f.cookies.some((c) => c.name === '_ga'))
+    .map((f) => f.type),
+);
+
+/**
+ * GA4's client id for each event of a page's batch, as `campaign.ga_client_id` (gateway/envelope.ts
+ * fills it): the request's `_ga` (gtag's, or one this gateway set) when it is in gtag's format,
+ * else one derived from the event's anonymous id (`<n>.<n>` from its SHA-256, as the GA4 mapping
+ * derives a stand-in from a user id: the same for every batch of the page's id, also where the
+ * answer's cookie cannot be kept, a gateway on another site, and known to the GA4 user deletion);
+ * and only for an event whose consent the storage rules let store `ga` (storage granted):
+ * otherwise the cookie is not even read. Undefined, nothing to fill, without a GA4 destination or
+ * on a cookieless page. The answer's `_ga` is set from the same id (core/platforms/ga4/facts.ts),
+ * so the cookie and the `client_id` GA4 is sent agree.
+ */
+export function gaClientIds(
+  settings: Readonly<Settings>,
+  request: CookieRequest,
+): ((event: Parameters<typeof decide>[2]) => string | undefined) | undefined {
+  if (request.cookieless === true) return undefined;
+  if (!settings.destinations?.some((d) => GA_COOKIE_TYPES.has(d.type) && d.enabled !== false))
+    return undefined;
+  const sent = sentCookies(request);
+  const page = gaClientIdOf(cookieValue(request.cookie, '_ga'));
+  return (event) => {
+    if (decide(settings, request, event, sent).verdicts.ga !== 'store') return undefined;
+    return page ?? (typeof event.anonymous_id === 'string' ? pseudonymousId(event.anonymous_id) : undefined);
+  };
 }
 
 /** One cookie of a `Cookie` header, or undefined. */

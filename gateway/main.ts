@@ -102,7 +102,7 @@ export async function startGatewayFromEnv(env: Readonly<Record<string, string | 
       fetch: certificatesAt(
         egressFetch(
           createEgressSender({
-            allow: parseAllowList(env[ENV.egressAllow]),
+            allow: parseAllowList(env[ENV.egressAllow], ENV.egressAllow),
             component: 'gateway-certificates',
           }),
           CERTIFICATE_FETCH_MS,

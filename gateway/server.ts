@@ -33,7 +33,7 @@ import {
   parseTopicsForm,
   type TagForm,
 } from './envelope.ts';
-import { cookieRequestOf, idCookies } from './id-cookies.ts';
+import { cookieRequestOf, gaClientIds, idCookies } from './id-cookies.ts';
 import {
   route,
   type SdkPath,
@@ -205,6 +205,13 @@ function handlePublish(
     const observed = withMoneyRule(clientOf(rt, req, principal), principal);
     // A cookieless page (the tag's data-cookieless): no cookie, a session key of the day instead.
     const cookieless = observed.sender === 'browser' && query.get('cookieless') === '1';
+    const cookieRequest =
+      observed.sender === 'browser'
+        ? { ...cookieRequestOf(req, protoOf(rt, req), forwardedHost(rt, req)), cookieless }
+        : undefined;
+    // A page's `_ga` (else one derived from the anonymous id) as GA4's client id, where consent
+    // lets it be stored.
+    const gaClientId = cookieRequest && gaClientIds(rt.config.settings, cookieRequest);
     const client = cookieless
       ? {
           ...observed,
@@ -215,7 +222,9 @@ function handlePublish(
             req.headers.origin ?? '',
           ),
         }
-      : observed;
+      : gaClientId
+        ? { ...observed, gaClientId }
+        : observed;
     // The tag's form (`tag=1`, plain form only): traits split into `user`, refused events kept aside.
     // A write key's event list refuses, with tag=1, only the events outside it (TagForm).
     const tag: TagForm | undefined =
@@ -229,16 +238,9 @@ function handlePublish(
       return publishEvents(rt, req, res, {
         client,
         // A page's batch: its answer sets the ids it holds as cookies, as consent allows.
-        cookies:
-          client.sender === 'browser'
-            ? (parsed: Parsed) =>
-                idCookies(
-                  rt.config.settings,
-                  { ...cookieRequestOf(req, protoOf(rt, req), forwardedHost(rt, req)), cookieless },
-                  parsed.messages,
-                  rt.now(),
-                )
-            : undefined,
+        cookies: cookieRequest
+          ? (parsed: Parsed) => idCookies(rt.config.settings, cookieRequest, parsed.messages, rt.now())
+          : undefined,
         build: (ctx) =>
           form === 'topics'
             ? parseTopicsForm(body.value, target.topic, target.eventName, ctx, tag)

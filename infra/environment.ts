@@ -10,7 +10,7 @@ import { billingAdvice, billingRecommendation } from '../core/deploy/billing-adv
 import { CATALOG_FUNCTION, catalogSlugs } from '../core/deploy/catalog-function.ts';
 import { studioIapWarnings } from '../core/deploy/studio-iap.ts';
 import { modelPlan } from '../core/models/models.ts';
-import { ACTIONS_TOPIC, RUNS_TOPIC } from '../core/plan.ts';
+import { ACTIONS_TOPIC, publishedDeliveriesTopics, RUNS_TOPIC } from '../core/plan.ts';
 import { buildRegionWarnings } from '../core/plan-warnings/build-regions.ts';
 import { minInstancesWarnings } from '../core/plan-warnings/min-instances.ts';
 import { retentionWarnings } from '../core/plan-warnings/retention.ts';
@@ -292,6 +292,8 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
     { dependsOn: [apis.ready, ...ids.buildGrants, sources, secrets, warehouse, claims] },
   );
   const producerTopics = plan.topics.filter((t) => t.producers).map((t) => t.name);
+  // Each destination's deliveries topic (or the shared one): store fans out, schedule re-drives.
+  const deliveriesTopics = publishedDeliveriesTopics(plan);
   const messaging = new Messaging(
     name,
     {
@@ -303,7 +305,7 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
         {
           who: 'store',
           member: ids.members.store,
-          topics: ['deliveries', ...(rules ? [ACTIONS_TOPIC] : [])],
+          topics: [...deliveriesTopics, ...(rules ? [ACTIONS_TOPIC] : [])],
         },
         // The scheduler publishes its own continuations, the re-driven dead letters, and the
         // events syncs and rules send back into the bus.
@@ -311,7 +313,12 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
           who: 'schedule',
           member: ids.members.schedule,
           // …and, with rules, what a scheduled rule's firings act on (functions/schedule/index.ts).
-          topics: [RUNS_TOPIC, 'deliveries', ...plan.gateway.topics, ...(rules ? [ACTIONS_TOPIC] : [])],
+          topics: [
+            RUNS_TOPIC,
+            ...deliveriesTopics,
+            ...plan.gateway.topics,
+            ...(rules ? [ACTIONS_TOPIC] : []),
+          ],
         },
         // The studio starts the console's replays with a run message.
         { who: 'studio', member: ids.members.studio, topics: [RUNS_TOPIC] },

@@ -12,6 +12,7 @@ import {
   type StateResource,
   withBilling,
 } from '../core/deploy/billing-kept.ts';
+import { keptTopology, withTopology } from '../core/deploy/topology-kept.ts';
 import { plan } from '../core/plan.ts';
 import type { BundleManifest } from './bundle-manifest.ts';
 import type { StackConfig } from './config.ts';
@@ -60,7 +61,11 @@ export async function deployedState(
   }));
 }
 
-/** The stack config with the plan declaring the billing the stack keeps, said in the log. */
+/**
+ * The stack config with the plan declaring the billing and the deliveries topology the stack
+ * keeps, said in the log. The kept topology is also written into the settings every workload
+ * reads (infra/runtime-env.ts), so store and the scheduler publish where the plan subscribes.
+ */
 export function keepBilling(
   config: StackConfig,
   state: readonly StateResource[] | undefined,
@@ -68,10 +73,14 @@ export function keepBilling(
 ): { readonly config: StackConfig; readonly billing: DeployedBilling } {
   const kept = keptBilling(config.settings, state, outputs);
   for (const [f, reason] of Object.entries(kept.reasons)) pulumi.log.info(`${f} billing: ${reason}`);
+  const topology = keptTopology(config.settings, state);
+  pulumi.log.info(`deliveries topology: ${topology.reason}`);
+  const settings = withTopology(config.settings, topology.topology);
   return {
     config: {
       ...config,
-      plan: plan(withBilling(config.settings, kept.billing)),
+      settings,
+      plan: plan(withBilling(settings, kept.billing), { draining: topology.draining }),
       billingKept: kept.stamps,
     },
     billing: kept.billing,

@@ -107,6 +107,12 @@ export const Campaign = Type.Object(
     rdt_cid: Type.Optional(Text(512, 'Reddit click id (rdt_cid URL parameter)')),
     rdt_uuid: Type.Optional(Text(512, 'Reddit _rdt_uuid cookie')),
     twclid: Type.Optional(Text(512, 'X click id (twclid URL parameter, _twclid cookie)')),
+    ga_client_id: Type.Optional(
+      Text(
+        64,
+        "GA4 client id: the _ga cookie's <random>.<seconds>, filled by the gateway for a page's batch where storage is permitted (sent to GA4 as client_id)",
+      ),
+    ),
   },
   { additionalProperties: false, description: 'Attribution' },
 );

@@ -378,6 +378,19 @@ export const Settings = Type.Object(
     topics: Type.Optional(
       Type.Array(Id('Extra event topic'), { description: 'Topics besides `events`, stored the same way' }),
     ),
+    deliveries_topology: Type.Optional(
+      Type.Union([Type.Literal('per_destination'), Type.Literal('shared')], {
+        description:
+          'How delivery messages reach the destinations (docs/delivery.md#one-topic-per-destination): per_destination, a `deliveries-<id>` topic per destination with one push subscription each, so Pub/Sub bills each message once; shared, the one `deliveries` topic with a filtered subscription per destination, billed on every subscription. Unset: per_destination for a new stack; a stack deployed with the shared topic keeps it (docs/deploy.md#deliveries-topology)',
+      }),
+    ),
+    deliveries_drained: Type.Optional(
+      Type.Boolean({
+        description:
+          "After a switch of deliveries_topology: the previous topology's subscriptions have delivered their backlog (their num_undelivered_messages is 0), so `pulumi up` deletes them and their topic; until then they are kept and keep delivering",
+        default: false,
+      }),
+    ),
     unknown_events: Type.Optional(
       Type.Union([Type.Literal('store'), Type.Literal('reject')], { default: 'store' }),
     ),

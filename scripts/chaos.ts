@@ -38,7 +38,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BigQuery } from '@google-cloud/bigquery';
 import Stripe from 'stripe';
-import { createDeliveriesPublisher } from '../adapters/deliveries-publisher.ts';
+import { createDeliveriesPublisher, settingsRoute } from '../adapters/deliveries-publisher.ts';
 import { createLedgerBigQueryWriter, createLedgerWriter } from '../adapters/ledger-writer.ts';
 import { replayDestinationSlice } from '../cli/commands/replay-destination.ts';
 import { backlogSubscriptionName, deadLetterTopicName, forwardSubscriptionName } from '../core/plan.ts';
@@ -572,9 +572,8 @@ ${
     const to = new Date(Date.now() + 60_000).toISOString();
     // As `eventbus replay --destination <d> --from … --to …` runs it, on the run's emulators.
     const settings = JSON.parse(readFileSync(join(dataDir, 'settings.json'), 'utf8')) as Settings;
-    const publisher = createDeliveriesPublisher(
-      emulatorPubSub('local-project', `127.0.0.1:${ports['pubsub']}`),
-    );
+    const pubsub = emulatorPubSub('local-project', `127.0.0.1:${ports['pubsub']}`);
+    const publisher = createDeliveriesPublisher(pubsub, settingsRoute(settings));
     const ledger = createLedgerWriter(createLedgerBigQueryWriter(bigquery, 'events'));
     try {
       for (const d of targets)

@@ -11,7 +11,8 @@
  * for every settings variant; test/infra/variants.test.ts checks it. It also writes the catalogue of
  * Segment Action Destinations (core/platforms/segment-action/catalog.json, scripts/segment-catalog.ts)
  * and its OAuth facts (oauth-destinations.json, scripts/segment-oauth.ts), whose list is a generated
- * part of docs/catalog-destinations.md.
+ * part of docs/catalog-destinations.md, as is what verified destinations deliver
+ * (docs/data/catalog-deliverable.json, from test/delivery/catalog-deliverable.test.ts).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -20,6 +21,7 @@ import { catalogManifest, OAUTH_TOKEN_AS_SECRET } from '../core/platforms/segmen
 import { oauthDefinitions } from '../core/platforms/segment-action/oauth.ts';
 import { declareVariants } from '../infra/variants.ts';
 import { corpusFigures } from './creator-corpus.ts';
+import { deliverableTable, readDeliverable } from './docs-deliverable.ts';
 import { deployerTable } from './docs-deployer.ts';
 import { apiVersionTable, countsTable, factsTable, platformTable } from './docs-platforms.ts';
 import { settingsTable } from './docs-settings.ts';
@@ -48,6 +50,11 @@ const PARTS: readonly Part[] = [
     file: 'docs/catalog-destinations.md',
     name: 'oauth-destinations',
     write: () => oauthDocTable(catalogManifest(), oauthDefinitions(), OAUTH_TOKEN_AS_SECRET),
+  },
+  {
+    file: 'docs/catalog-destinations.md',
+    name: 'deliverable',
+    write: () => deliverableTable(readDeliverable(ROOT)),
   },
   { file: 'docs/senders.md', name: 'signature-schemes', write: () => signatureSchemeTable() },
   { file: 'docs/creator-inference.md', name: 'creator-corpus', write: () => corpusFigures() },

@@ -22,6 +22,7 @@ import {
   monthlyBill,
   type PubSubTopology,
   pubsubBytesPerEvent,
+  pubsubTopologyOf,
   TAG_BYTES,
   trafficShape,
 } from '../core/deploy/bill.ts';
@@ -96,6 +97,8 @@ function examplePlan() {
       forward: fn('forward').billing,
     },
     destinations: p.destinations.length,
+    /** Subscriptions billing each delivery message, from the topology plan() declares. */
+    subscriptionsPerDelivery: pubsubTopologyOf(p) === 'filtered' ? p.destinations.length : 1,
   };
 }
 
@@ -106,17 +109,21 @@ const BEFORE: Deployment = {
   platformLatencySeconds: PLATFORM_LATENCY_SECONDS,
   excludeSuccessLogs: false,
   billing: { gateway: 'request', store: 'request', forward: 'request' },
-  destinationSubscriptions: 4,
+  // One `deliveries` topic, a filtered subscription for each of the example's 4 destinations.
+  subscriptionsPerDelivery: 4,
 };
 
 /** Request logs of successes excluded, store and forward still Cloud Functions (request-based). */
 const LOGS_EXCLUDED: Deployment = { ...BEFORE, excludeSuccessLogs: true };
 
+/** A topic per destination: each delivery message billed by its destination's one subscription. */
+const TOPIC_PER_DESTINATION: Deployment = { ...LOGS_EXCLUDED, subscriptionsPerDelivery: 1 };
+
 /** What plan() ships for the example: logs excluded, and the billing it chose for store and forward. */
 const shipped = (): Deployment => ({
   ...LOGS_EXCLUDED,
   billing: examplePlan().billing,
-  destinationSubscriptions: examplePlan().destinations,
+  subscriptionsPerDelivery: examplePlan().subscriptionsPerDelivery,
 });
 
 /** forward's sizing before issue #42: a fixed 80 concurrent requests and 50 instances. */
@@ -146,15 +153,20 @@ export const SCENARIOS: readonly {
     fixedForward: false,
   },
   {
+    name: '+ a topic per destination (`deliveries-<id>`): each delivery message billed by one subscription, not 4',
+    deployment: TOPIC_PER_DESTINATION,
+    fixedForward: false,
+  },
+  {
     name: '**Shipped defaults**: Cloud Functions (request-based billing), the gateway without CPU between requests',
-    deployment: LOGS_EXCLUDED,
+    deployment: TOPIC_PER_DESTINATION,
     fixedForward: false,
     shipped: true,
   },
   {
     name: '+ instance-based billing for store, forward and the gateway (`cost.billing`; recommended above the break-even)',
     deployment: {
-      ...LOGS_EXCLUDED,
+      ...TOPIC_PER_DESTINATION,
       billing: { gateway: 'instance', store: 'instance', forward: 'instance' },
     },
     fixedForward: false,
@@ -179,10 +191,14 @@ export function scaleTables(): string {
   );
   lines.push('| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const s of SCENARIOS) {
-    if (s.shipped && JSON.stringify(s.deployment.billing) !== JSON.stringify(sizing.billing)) {
+    if (
+      s.shipped &&
+      (JSON.stringify(s.deployment.billing) !== JSON.stringify(sizing.billing) ||
+        s.deployment.subscriptionsPerDelivery !== sizing.subscriptionsPerDelivery)
+    ) {
       // The page's shipped line must be what plan() deploys for the example.
       throw new Error(
-        `the shipped line says ${JSON.stringify(s.deployment.billing)}, plan() chose ${JSON.stringify(sizing.billing)}`,
+        `the shipped line says ${JSON.stringify(s.deployment.billing)} and ${s.deployment.subscriptionsPerDelivery} subscriptions a delivery, plan() chose ${JSON.stringify(sizing.billing)} and ${sizing.subscriptionsPerDelivery}`,
       );
     }
     const hops = s.fixedForward ? { ...sizing, forward: { ...sizing.forward, ...FIXED_FORWARD } } : sizing;
@@ -360,7 +376,7 @@ function catalogTables(): string {
   }
   lines.push('');
   lines.push(
-    'The 2 deliveries an event split as the destinations do: with Klaviyo, 1 in 5 goes to forward-catalog. Pub/Sub grows because every destination’s filtered subscription is billed for each delivery message.',
+    'The 2 deliveries an event split as the destinations do: with Klaviyo, 1 in 5 goes to forward-catalog. Pub/Sub grows only with the deliveries an event makes: each destination has its own topic, so a delivery message is billed by one subscription however many destinations there are.',
   );
   return lines.join('\n');
 }
@@ -515,12 +531,14 @@ function claimsTable(): string {
 }
 
 /**
- * Pub/Sub per million events by topology (core/deploy/bill.ts, pubsubBytesPerEvent): what ships,
- * a topic per destination, and producers' batches as one message, for the example's 4 destinations.
+ * Pub/Sub per million events by topology (core/deploy/bill.ts, pubsubBytesPerEvent): what new
+ * stacks get (a topic per destination), the shared topic stacks deployed before keep, and
+ * producers' batches as one message, for the example's 4 destinations.
  */
 function pubsubTable(): string {
   const example = exampleSettings();
-  const subscriptions = plan(example).destinations.length;
+  const p = plan(example);
+  const subscriptions = p.destinations.length;
   const shapes = [
     { eventBytes: 1000, eventsPerRequest: 1, destinationsPerEvent: 2 },
     { eventBytes: 300, eventsPerRequest: 10, destinationsPerEvent: 2 },
@@ -530,18 +548,19 @@ function pubsubTable(): string {
     `$${(((pubsubBytesPerEvent(t, shape, subscriptions) * 1e6) / 2 ** 40) * PRICES.pubsubPerTib).toFixed(2)}`;
   const row = (name: string, t: PubSubTopology, keeps: string) =>
     `| ${name} | ${shapes.map((shape) => cell(t, shape)).join(' | ')} | ${keeps} |`;
+  const built = pubsubTopologyOf(p);
   return [
     `| Pub/Sub per million events, 2 deliveries an event of ${subscriptions} destinations | 1,000-byte events, one a request | 300-byte events, 10 a request | what it keeps, what it needs |`,
     '| --- | ---: | ---: | --- |',
     row(
-      '**Shipped**: one `deliveries` topic, a filtered subscription per destination',
-      'filtered',
-      `per-destination retry, dead letters and alerts; each delivery message billed by all ${subscriptions} subscriptions`,
+      `${built === 'topic-per-destination' ? '**Built**, the default for a new stack' : 'Built'}: a topic per destination (\`deliveries-<id>\`), one subscription each (\`deliveries_topology: per_destination\`)`,
+      'topic-per-destination',
+      'per-destination retry, dead letters and alerts; each delivery message billed once',
     ),
     row(
-      'Modelled, not built: a topic per destination (`deliveries-<id>`), one subscription each',
-      'topic-per-destination',
-      'the same isolation, each delivery billed once; plan(), store’s publish, replay and re-drive name the topic, and a deployed stack moves its backlogs over',
+      `${built === 'filtered' ? '**Built**' : 'Built'}, kept by stacks deployed before until they switch: one \`deliveries\` topic, a filtered subscription per destination (\`deliveries_topology: shared\`)`,
+      'filtered',
+      `the same; each delivery message billed by all ${subscriptions} subscriptions`,
     ),
     row(
       'Modelled, not built: a topic per destination, a producer’s batch one message (events and deliveries)',
@@ -549,7 +568,7 @@ function pubsubTable(): string {
       'the same; pays only under 1,000 bytes an event (Pub/Sub bills at least 1,000 bytes a message), and forward then sends a batch per push',
     ),
     '',
-    `Pub/Sub at $${PRICES.pubsubPerTib}/TiB of messages published and delivered, at least 1,000 bytes a message (the model's reading; Google's page words the minimum per request, so a batched publish may bill less); ${CLAIM_RETRY_SHARE * 100} % of deliveries pushed again. Recommended next: a topic per destination (${cell('filtered', first)} → ${cell('topic-per-destination', first)} a million here), since it keeps every per-destination promise; batching pays only for small events.`,
+    `Pub/Sub at $${PRICES.pubsubPerTib}/TiB of messages published and delivered, at least 1,000 bytes a message (the model's reading; Google's page words the minimum per request, so a batched publish may bill less); ${CLAIM_RETRY_SHARE * 100} % of deliveries pushed again. A topic per destination takes ${cell('filtered', first)} to ${cell('topic-per-destination', first)} a million here; a stack deployed with the shared topic switches with \`deliveries_topology: per_destination\` (docs/deploy.md#deliveries-topology). Batching pays only for small events.`,
   ].join('\n');
 }
 
@@ -579,13 +598,12 @@ function floorTable(): string {
     return b.total / (b.events / 1e6);
   };
   const designs: readonly [string, Design][] = [
-    ['**As built**', BUILT],
-    ['Modelled: a topic per destination', { topology: 'topic-per-destination', claims: 'per-delivery' }],
+    ['**As built**: a topic per destination', BUILT],
+    ['A stack deployed before that keeps the shared topic', { topology: 'filtered', claims: 'per-delivery' }],
     [
-      `Modelled: claims per batch (${EVENTS_PER_BATCH} events)`,
-      { topology: 'filtered', claims: 'per-batch' },
+      `Modelled: claims per batch (${EVENTS_PER_BATCH} events), with a topic per destination`,
+      { topology: 'topic-per-destination', claims: 'per-batch' },
     ],
-    ['Modelled: both', { topology: 'topic-per-destination', claims: 'per-batch' }],
   ];
   const rate = billed('request').shape.eventsPerSecond.toLocaleString('en-US');
   const built = perMillion('instance', BUILT);

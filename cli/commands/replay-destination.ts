@@ -11,7 +11,11 @@ import {
   type DestinationReplayReport,
   replayDestinationDeadLetters,
 } from '../../adapters/dead-letter-replay.ts';
-import { createDeliveriesPublisher } from '../../adapters/deliveries-publisher.ts';
+import {
+  createDeliveriesPublisher,
+  deliveriesRoute,
+  runningTopology,
+} from '../../adapters/deliveries-publisher.ts';
 import { createLedgerBigQueryWriter, createLedgerWriter } from '../../adapters/ledger-writer.ts';
 import {
   type DefinedEvent,
@@ -195,7 +199,10 @@ export async function runDestinationReplay(
   const env = process.env;
   const project = projectOf(p, env);
   const pubsub = await pubsubClient(p, env, options.dataDir);
-  const publisher = createDeliveriesPublisher(pubsub);
+  const publisher = createDeliveriesPublisher(
+    pubsub,
+    deliveriesRoute(await runningTopology(pubsub, settings)),
+  );
   const bar = new SingleBar({
     format:
       ' {destination} | {bar} | {read} read | {republished} re-sent | {skipped} skipped | {failed} failed',

@@ -197,7 +197,7 @@ export function register(program: Command): void {
       const [
         { SingleBar },
         { createWriteApiWriter },
-        { createDeliveriesPublisher },
+        { createDeliveriesPublisher, deliveriesRoute, runningTopology },
         { createStoreFanOut },
         { storeConfig },
       ] = await Promise.all([
@@ -220,8 +220,11 @@ export function register(program: Command): void {
         ]);
       const pubsub = await pubsubClient(p, process.env, options.dataDir);
       const source = await pubSubPullSource(pubsub, projectOf(p, process.env));
-      // The store function's fan-out, on the same `deliveries` topic and ledger.
-      const publisher = createDeliveriesPublisher(pubsub);
+      // The store function's fan-out, on the same deliveries topics and ledger.
+      const publisher = createDeliveriesPublisher(
+        pubsub,
+        deliveriesRoute(await runningTopology(pubsub, settings)),
+      );
       const afterStored = createStoreFanOut({
         settings,
         publish: (m) => publisher.publish(m),

@@ -113,6 +113,7 @@ export function renderPlan(p: Plan): string {
         p.destinations.map((d) => ({
           id: d.id,
           type: d.type,
+          topic: d.topic,
           subscription: d.subscription,
           attempts: d.maxDeliveryAttempts,
           consent: d.consent,

@@ -10,7 +10,7 @@
 
 import type { Destination, Settings } from '../../schemas/settings.ts';
 import { modelPlan } from '../models/models.ts';
-import { ACTIONS_TOPIC, type Plan, RUNS_TOPIC } from '../plan.ts';
+import { ACTIONS_TOPIC, type Plan, publishedDeliveriesTopics, RUNS_TOPIC } from '../plan.ts';
 import { countedDestinations } from '../platforms/counted.ts';
 import type { ErasedPerson } from '../platforms/erasure.ts';
 import { GOOGLE_ADS_BASE_URL } from '../platforms/google-ads/driver.ts';
@@ -183,7 +183,8 @@ export function accessNeeds(plan: Plan, settings: Readonly<Settings>): AccessNee
     'the late-copy check reads events',
     'adapters/stored-check.ts',
   );
-  need('store', 'pubsub.topics.publish', topic('deliveries'), 'fan-out', 'adapters/store-fan-out.ts');
+  for (const t of publishedDeliveriesTopics(plan))
+    need('store', 'pubsub.topics.publish', topic(t), 'fan-out', 'adapters/store-fan-out.ts');
   need(
     'store',
     'storage.objects.get',
@@ -287,7 +288,7 @@ export function accessNeeds(plan: Plan, settings: Readonly<Settings>): AccessNee
       're-drive and dead-letter replays',
       'adapters/backlog.ts',
     );
-  for (const t of [RUNS_TOPIC, 'deliveries'])
+  for (const t of [RUNS_TOPIC, ...publishedDeliveriesTopics(plan)])
     need('schedule', 'pubsub.topics.publish', topic(t), `publishing to ${t}`, 'functions/schedule/index.ts');
   if (rules)
     need(
@@ -565,6 +566,14 @@ export function accessNeeds(plan: Plan, settings: Readonly<Settings>): AccessNee
   deny('studio', 'pubsub.topics.publish', topic('events'), 'the studio is not a producer');
   for (const who of deliverers)
     deny(who, 'bigquery.tables.updateData', table(plan.dataset, TABLES.events), 'only store writes events');
+  // Deliveries reach the delivering functions by push (each subscription to its own function):
+  // they neither publish a delivery nor pull a destination's subscription.
+  for (const who of deliverers) {
+    for (const t of publishedDeliveriesTopics(plan).slice(0, 1))
+      deny(who, 'pubsub.topics.publish', topic(t), 'only store and the scheduler publish deliveries');
+    for (const sub of plan.subscriptions.filter((x) => x.kind === 'forward').slice(0, 1))
+      deny(who, 'pubsub.subscriptions.consume', `${p}/subscriptions/${sub.name}`, 'deliveries are pushed');
+  }
   // Neither delivering function reads the other's destination credentials.
   for (const [who, other] of [
     ['forward', 'forward-catalog'],

@@ -52,9 +52,12 @@ export interface StorageSignals {
 const ALL = (v: StorageVerdict): Readonly<Record<StorageItem, StorageVerdict>> =>
   Object.freeze({ id: v, fbp: v, fbc: v, ga: v, campaign: v, consent: v });
 
-/** Storage granted; Meta's cookies as `fbp` (and `fbc`) say. No side sets `_ga` (it would join nothing GA4 is sent). */
+/**
+ * Storage granted; Meta's cookies as `fbp` (and `fbc`) say. `_ga` is storage alone (analytics): the
+ * gateway reads it into the event and sets it with GA4's client id; the tag never writes it.
+ */
 const WITH_STORAGE = (meta: StorageVerdict): Readonly<Record<StorageItem, StorageVerdict>> =>
-  Object.freeze({ id: 'store', fbp: meta, fbc: meta, ga: 'leave', campaign: 'store', consent: 'store' });
+  Object.freeze({ id: 'store', fbp: meta, fbc: meta, ga: 'store', campaign: 'store', consent: 'store' });
 
 /**
  * The table. A refusal of storage removes everything (a withdrawal too: what was stored while it

@@ -13,6 +13,13 @@
  * space `pending` (core/claims/claim-store.ts, in the claims database): no warehouse query on the
  * delivery path. Costs: one document read per push for each page view whose events bring an
  * answer, and a write for each push that keeps or settles events (docs/scale.md).
+ *
+ * An erased person's kept events (docs/privacy.md, "After an erasure"): a record holds whole
+ * events, identifiers included, for at most WAIT_MS. Every push that reads a record first checks
+ * its events against the erased list, as `store` checks a new event: a match is kept without the
+ * person's identifiers (`strip`) or dropped (`drop`) before anything is decided again, and the
+ * record is written back without them. No late answer sends the person's identifiers (`forward`
+ * also strips them from any message older than the erasure).
  */
 import { createHash } from 'node:crypto';
 import type { Settings } from '../../schemas/settings.ts';
@@ -23,6 +30,7 @@ import { CATALOGUE_OPTIONS, type DecisionOptions, decideOne } from '../decision/
 import type { StoredEvent } from '../event.ts';
 import { DEFAULT_CONSENT } from '../platforms/requirements.ts';
 import { sightingOf } from '../store/copies.ts';
+import { type Suppression, stripIdentifiers, suppressionVerdict } from '../suppression/erased.ts';
 import { type DeliveryMessage, reevaluatedMessage } from './message.ts';
 
 /** How long an event decided without the consent platform's answer waits for it (60 minutes). */
@@ -122,6 +130,20 @@ export function keptOf(held: HeldClaim | undefined, now: number): Waiting[] {
   }
 }
 
+/**
+ * The kept events without an erased person's identifiers: each event the erased list names is kept
+ * stripped of them or dropped, as the list's mode says (core/suppression/erased.ts).
+ */
+export function withoutErased(kept: readonly Waiting[], list: Suppression | undefined): Waiting[] {
+  const out: Waiting[] = [];
+  for (const w of kept) {
+    const verdict = suppressionVerdict(w.event, list);
+    if (verdict === 'keep') out.push(w);
+    else if (verdict === 'strip') out.push({ ...w, event: stripIdentifiers(w.event) });
+  }
+  return out;
+}
+
 /** Adds events to a page view's kept ones, each once (by event id, digest and destination), within the bounds. */
 export function merged(kept: readonly Waiting[], adds: readonly Waiting[]): Waiting[] {
   const out = [...kept];
@@ -149,6 +171,8 @@ export interface ConsentWaitDeps {
   /** Publishes the messages of re-evaluated events (before the record changes: a lost update sends again, folded). */
   readonly publish: (messages: readonly DeliveryMessage[]) => Promise<unknown>;
   readonly options?: DecisionOptions;
+  /** The erased persons' list as the store function holds it (adapters/suppression-list.ts). */
+  readonly suppression?: () => Suppression | undefined;
 }
 
 /**
@@ -213,7 +237,7 @@ async function settle(
       held = await deps.records.read(key);
       if (held === undefined && answer !== undefined && adds.length === 0) return [];
     }
-    const all = merged(keptOf(held, now), adds);
+    const all = merged(withoutErased(keptOf(held, now), deps.suppression?.()), adds);
     const { send, waiting } = answer
       ? reevaluate(deps.settings, all, answer, deps.options)
       : { send: [], waiting: all };

@@ -210,8 +210,8 @@ export interface Plan {
     readonly sizing: Sizing;
   }[];
   /** Catalogue destinations (`segment_action`) are delivered by forward-catalog, the others by forward. */
-  readonly destinations: readonly { readonly type: string }[];
-  readonly subscriptions: readonly { readonly kind: string }[];
+  readonly destinations: readonly { readonly type: string; readonly topic: string }[];
+  readonly subscriptions: readonly { readonly kind: string; readonly topic: string }[];
   readonly secrets: readonly string[];
   readonly requestLogs: { readonly excludeSuccessful: boolean; readonly services: readonly string[] };
   /** The registry bucket (the scheduler's locks, replays and erasure requests) and its location. */
@@ -378,13 +378,25 @@ export function schedulerBackground(plan: Plan, shape: TrafficShape) {
 }
 
 /**
- * How `deliveries` reaches each destination's `forward` push (docs/scale.md, "A fan-out billed
- * once"): `filtered` is what ships, one topic with a filtered subscription per destination;
- * `topic-per-destination` publishes each delivery to its destination's own topic; `batched` also
- * publishes a producer's batch (`eventsPerRequest` events) as one message on the events topic and
- * one per destination. Only `filtered` is built.
+ * How delivery messages reach each destination's `forward` push (docs/scale.md, "A fan-out billed
+ * once"): `topic-per-destination` is what new stacks get, each delivery on its destination's own
+ * topic with one subscription (`deliveries_topology: per_destination`); `filtered`, one
+ * `deliveries` topic with a filtered subscription per destination (`shared`, which stacks
+ * deployed before keep); `batched` also publishes a producer's batch (`eventsPerRequest` events)
+ * as one message on the events topic and one per destination, modelled, not built.
  */
 export type PubSubTopology = 'filtered' | 'topic-per-destination' | 'batched';
+
+/**
+ * The topology a plan declares, read off its subscriptions: `filtered` when a destination's
+ * deliveries topic has more than one subscription (each bills every message), else one each.
+ */
+export function pubsubTopologyOf(plan: Pick<Plan, 'destinations' | 'subscriptions'>): PubSubTopology {
+  const shared = plan.destinations.some(
+    (d) => plan.subscriptions.filter((s) => s.kind === 'forward' && s.topic === d.topic).length > 1,
+  );
+  return shared ? 'filtered' : 'topic-per-destination';
+}
 
 /**
  * Pub/Sub bytes billed per event (publish and delivery alike, at least 1000 bytes a message): the
@@ -405,12 +417,15 @@ export function pubsubBytesPerEvent(
   return (2 + shape.destinationsPerEvent * (1 + billedBy + CLAIM_RETRY_SHARE)) * each;
 }
 
-/** What the bill prices: the fan-out's topology and the claims' design (BUILT: what ships). */
+/**
+ * What the bill prices: the fan-out's topology (absent: the plan's own, pubsubTopologyOf) and the
+ * claims' design (BUILT: what ships).
+ */
 export interface Design {
-  readonly topology: PubSubTopology;
+  readonly topology?: PubSubTopology;
   readonly claims: ClaimDesign;
 }
-export const BUILT: Design = Object.freeze({ topology: 'filtered', claims: 'per-delivery' });
+export const BUILT: Design = Object.freeze({ claims: 'per-delivery' });
 
 /** The bill of one scenario for a plan and traffic shape (and a design modelled, not built). */
 export function monthlyBill(
@@ -448,14 +463,15 @@ export function monthlyBill(
   }
   loggedBytes += background.runs * RUN_LOG_BYTES;
   const subscriptions = plan.destinations.length;
-  const pubsubPerEvent = pubsubBytesPerEvent(design.topology, shape, subscriptions);
+  const topology = design.topology ?? pubsubTopologyOf(plan);
+  const pubsubPerEvent = pubsubBytesPerEvent(topology, shape, subscriptions);
   const pubsubBackground =
     (2 * (background.ticks + background.runs) + background.backlogPulls) * PRICES.pubsubMinimumBytes;
   const pubsubBytes = events * pubsubPerEvent + pubsubBackground;
   items.push({
     item: 'Pub/Sub',
     monthly: (pubsubBytes / 2 ** 40) * PRICES.pubsubPerTib,
-    detail: `${gib(pubsubBytes)} GiB: events, deliveries (${shape.destinationsPerEvent} an event, billed by ${subscriptions} subscriptions, ${CLAIM_RETRY_SHARE * 100} % pushed again), scheduler`,
+    detail: `${gib(pubsubBytes)} GiB: events, deliveries (${shape.destinationsPerEvent} an event, billed by ${topology === 'filtered' ? `all ${subscriptions} filtered subscriptions` : "its destination's one subscription"}, ${CLAIM_RETRY_SHARE * 100} % pushed again), scheduler`,
   });
   // The Write API bills the rows as sent: the event's row and a ledger row per delivery, each
   // its own size (no per-row minimum), the same bytes as they are stored.

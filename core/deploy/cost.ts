@@ -240,10 +240,11 @@ export interface Deployment {
   readonly excludeSuccessLogs: boolean;
   readonly billing: { readonly gateway: Billing; readonly store: Billing; readonly forward: Billing };
   /**
-   * The environment's destinations: each has a filtered subscription on `deliveries`, and each
-   * such subscription is billed for every delivery message, also the ones its filter drops.
+   * Subscriptions that bill each delivery message: one with a topic per destination (what plan()
+   * declares for a new stack); every destination's on the shared `deliveries` topic, where each
+   * filtered subscription is billed for every message, also the ones its filter drops.
    */
-  readonly destinationSubscriptions: number;
+  readonly subscriptionsPerDelivery: number;
 }
 
 /** The model's input for a plan's sizing (core/plan.ts) and measured CPU. */
@@ -293,10 +294,9 @@ export function modelInputFor(
     requestLogBytes: REQUEST_LOG_BYTES,
     excludeSuccessLogs: d.excludeSuccessLogs,
     // Published: the event, its delivery messages; delivered: the store push, and each delivery
-    // message to every destination's subscription (the one it matches pushes it to forward, the
-    // others filter it out: Pub/Sub bills those as deliveries too, with no egress).
-    pubsubMessagesPerEvent:
-      2 + d.destinationsPerEvent * (1 + Math.max(d.destinationsPerEvent, d.destinationSubscriptions)),
+    // message to each subscription that bills it (its destination's own; on a shared topic every
+    // destination's, the others filtering it out: Pub/Sub bills those as deliveries too).
+    pubsubMessagesPerEvent: 2 + d.destinationsPerEvent * (1 + d.subscriptionsPerDelivery),
     utilisation: UTILISATION,
   };
 }

@@ -161,15 +161,19 @@ export interface EgressTarget {
   readonly allowListed: boolean;
 }
 
-/** The configured exceptions: origins such as `http://127.0.0.1:8099` (normalized by the URL parser). */
-export type AllowList = ReadonlySet<string>;
+/**
+ * The configured exceptions: origins such as `http://127.0.0.1:8099` (normalized by the URL
+ * parser), and the setting they came from, which a refusal names as the way out.
+ */
+export type AllowList = ReadonlySet<string> & { readonly setting?: string };
 
 /**
  * Reads an allow-list as configuration gives it: origins separated by commas or spaces. Throws
  * on an entry that is not an http(s) origin (a path, a wildcard), so a typo is seen at start.
  */
-export function parseAllowList(text: string | undefined): AllowList {
-  const out = new Set<string>();
+export function parseAllowList(text: string | undefined, setting?: string): AllowList {
+  const out: Set<string> & { setting?: string } = new Set<string>();
+  if (setting !== undefined) out.setting = setting;
   for (const entry of (text ?? '').split(/[\s,]+/)) {
     if (entry === '') continue;
     let url: URL;
@@ -198,19 +202,32 @@ export function checkTarget(text: string, allow: AllowList): EgressTarget | { re
   const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
   const literal = parseIpv4(host) !== undefined || parseIpv6(host) !== undefined;
   if (allow.has(url.origin)) return { url, host, literal, allowListed: true };
-  const where = url.host;
   // Where before how: the reason names the metadata server, not only the scheme.
-  if (literal) {
-    const why = refusedAddress(host);
-    if (why) return { refused: `${where} is ${why}` };
-  } else {
-    const name = host.toLowerCase().replace(/\.$/, '');
-    const known = REFUSED_NAMES.get(name) ?? (name.endsWith('.localhost') ? 'a loopback address' : undefined);
-    if (known) return { refused: `${where} is ${known}` };
-    if (name.endsWith('.internal')) return { refused: `${where} is an internal name` };
-  }
-  if (url.protocol !== 'https:') return { refused: `${where} over http (only https is sent to)` };
+  const inside = insideReason(host, literal);
+  if (inside) return { refused: `${url.host} is ${inside}${allowHint(url, allow, inside)}` };
+  if (url.protocol !== 'https:')
+    return { refused: `${url.host} over http (only https is sent to)${allowHint(url, allow)}` };
   return { url, host, literal, allowListed: false };
+}
+
+/** What an internal host is (a loopback address, the metadata server, an internal name), or undefined. */
+function insideReason(host: string, literal: boolean): string | undefined {
+  if (literal) return refusedAddress(host);
+  const name = host.toLowerCase().replace(/\.$/, '');
+  const known = REFUSED_NAMES.get(name) ?? (name.endsWith('.localhost') ? 'a loopback address' : undefined);
+  if (known) return known;
+  return name.endsWith('.internal') ? 'an internal name' : undefined;
+}
+
+/**
+ * What a refused target's reason adds so the way out is named: the allow-list, and the origin to
+ * put on it (a local stand-in, a test's capture server). Never for the metadata server, which no
+ * configuration should open.
+ */
+function allowHint(url: URL, allow: AllowList, why?: string): string {
+  if (why === REFUSED_NAMES.get('metadata')) return '';
+  const list = allow.setting ?? 'the egress allow-list';
+  return ` and not on ${list} (a stand-in of yours is reached once that list names ${url.origin})`;
 }
 
 /**
@@ -255,8 +272,9 @@ export function pointsInside(text: string): string | undefined {
     return undefined;
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
-  const t = checkTarget(`https://${url.host}/`, new Set());
-  return 'refused' in t ? t.refused : undefined;
+  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+  const inside = insideReason(host, parseIpv4(host) !== undefined || parseIpv6(host) !== undefined);
+  return inside === undefined ? undefined : `${url.host} is ${inside}`;
 }
 
 /** Whether a URL's host (`name` or `name:port`, as URL.host gives it) is on a destination's `allowed_hosts`. */

@@ -35,10 +35,20 @@ export type CountsAuth =
 
 export interface CountReads {
   readonly auth: CountsAuth;
+  /**
+   * Further secret roles the request carries besides its credential (Google Ads' developer
+   * token), read by the scheduler and given to `request` by role.
+   */
+  readonly secrets?: readonly string[];
   /** Why the destination cannot be asked (a missing config key), or undefined. */
   problem(d: Readonly<Destination>): string | undefined;
-  /** The request for `day` (YYYY-MM-DD, UTC) with the secret (or the OAuth token). */
-  request(d: Readonly<Destination>, day: string, credential: string): CountsRequest;
+  /** The request for `day` (YYYY-MM-DD, UTC) with the secret (or the OAuth token) and the further secrets. */
+  request(
+    d: Readonly<Destination>,
+    day: string,
+    credential: string,
+    secrets?: Readonly<Record<string, string>>,
+  ): CountsRequest;
   /** The counts of an answer, or undefined when the body is not one. */
   read(body: unknown, day: string): PlatformCount[] | undefined;
   /** What the rows' `source` says (`meta pixel stats v25.0`). */
@@ -56,7 +66,7 @@ export function countsSecretRoles(
   reads: CountReads | undefined,
 ): readonly string[] {
   if (!reads || !countsEnabled(d)) return [];
-  return reads.auth.role ? [reads.auth.role] : [];
+  return [...(reads.auth.role ? [reads.auth.role] : []), ...(reads.secrets ?? [])];
 }
 
 /** Adds up counts by event name (a platform answering per hour gives several rows a name). */
@@ -70,4 +80,22 @@ export function sumByName(counts: readonly PlatformCount[]): PlatformCount[] {
 export function countOf(v: unknown): number | undefined {
   const n = typeof v === 'string' && /^\d{1,15}$/.test(v) ? Number(v) : v;
   return typeof n === 'number' && Number.isSafeInteger(n) && n >= 0 ? n : undefined;
+}
+
+/**
+ * A count the warehouse joins itself, per event, from tables the platform writes into the
+ * customer's BigQuery (GA4's BigQuery export): the reconciliation view runs it for each destination
+ * that links them. Pure.
+ */
+export interface CountsJoin {
+  /** What the view's `counted_source` says (`ga4_bigquery_export`). */
+  readonly source: string;
+  /** The dataset the platform writes for the destination (`project.dataset`), or undefined when not linked. */
+  linked(d: Readonly<Destination>): string | undefined;
+  /**
+   * A SELECT of `day` and `counted`: of the destination's sent events (`sent`, a relation of `day`
+   * and `event_id`), how many the platform's tables hold, per day; `counted` is NULL for a day
+   * the platform has not written yet.
+   */
+  sql(d: Readonly<Destination>, sent: string): string;
 }

@@ -11,7 +11,7 @@ import { type ResolvedPurposes, resolvePurposes } from '../consent/resolve.ts';
 import type { StoredEvent } from '../event.ts';
 import type { MappedEvent } from '../linkage/engine.ts';
 import type { FieldViolation } from '../validation.ts';
-import type { CountReads } from './counts.ts';
+import type { CountReads, CountsJoin } from './counts.ts';
 import type {
   DestinationRequirements,
   Driver,
@@ -152,6 +152,8 @@ export interface PlatformFacts {
   readonly apiVersion: ApiVersion;
   /** Where its own count of the events it received is read, or why none is (docs/delivery.md). */
   readonly counts: CountsFact;
+  /** How the warehouse counts the platform's events itself, from tables it writes there (GA4's export). */
+  readonly countsJoin?: CountsJoin;
   /**
    * How old an event the platform still takes, by its own documentation (the folder's
    * age-limit.ts): a replay or backfill skips older ones, naming this limit. Absent where the

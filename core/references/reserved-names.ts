@@ -19,6 +19,8 @@ export interface ReservedLists {
   readonly internalTopics: ReadonlySet<string>;
   /** Every dead-letter topic's name ends with it. */
   readonly deadLetterSuffix: string;
+  /** Every destination's deliveries topic's name starts with it. */
+  readonly deliveriesPrefix: string;
 }
 
 let lists: ReservedLists | undefined;
@@ -34,6 +36,7 @@ export function reserved(): ReservedLists {
       warehouse: new Set(names.warehouse),
       internalTopics: new Set(names.internalTopics),
       deadLetterSuffix: names.deadLetterSuffix,
+      deliveriesPrefix: names.deliveriesPrefix,
     });
   }
   return lists;
@@ -41,7 +44,9 @@ export function reserved(): ReservedLists {
 
 const isInternalTopic = (name: string): boolean => {
   const r = reserved();
-  return r.internalTopics.has(name) || name.endsWith(r.deadLetterSuffix);
+  return (
+    r.internalTopics.has(name) || name.endsWith(r.deadLetterSuffix) || name.startsWith(r.deliveriesPrefix)
+  );
 };
 
 /**

@@ -99,6 +99,13 @@ export interface Sighting {
    * message claimed. Only the holder writes the `skipped` rows, so copies add none. Absent: held.
    */
   readonly owner?: boolean;
+  /**
+   * For the holder's message back with its row stored (a crash after the write, or its dead
+   * letter): an earlier attempt may have written its `skipped` rows, and not before this time
+   * (epoch ms: when the identity was claimed, else when the message was published). The fan-out
+   * asks the ledger for them before writing (core/delivery/fan-out.ts). Absent: no earlier fan-out.
+   */
+  readonly since?: number;
 }
 
 /** How store saw this stored event's identity, when it claimed it. */
@@ -107,8 +114,8 @@ export function sightingOf(event: StoredEvent): Sighting | undefined {
 }
 
 /** Marks an event with how its identity was seen, and hands it on. */
-function seen<E extends EventEntry>(entry: E, first: boolean, at: number, owner = true): E {
-  sightings.set(entry.event, { first, at, owner });
+function seen<E extends EventEntry>(entry: E, first: boolean, at: number, owner = true, since?: number): E {
+  sightings.set(entry.event, since === undefined ? { first, at, owner } : { first, at, owner, since });
   return entry;
 }
 
@@ -161,7 +168,7 @@ export async function settleCopies(
       // The first sighting: written at once, unless it may have been written before (a late copy).
       if (answer.first) {
         const digest = lateCopy(e.message, now, e.legacyDigest !== undefined) ? await stored(e) : undefined;
-        if (digest) present.push(seen(named(e, digest), false, now));
+        if (digest) present.push(seen(named(e, digest), false, now, true, Date.parse(e.message.publishTime)));
         else write.push(seen(e, true, now));
         return;
       }
@@ -174,7 +181,7 @@ export async function settleCopies(
       ) {
         const digest = await stored(e);
         // Not stored: no earlier attempt wrote it, so none fanned it out, and this is the first.
-        if (digest) present.push(seen(named(e, digest), false, now));
+        if (digest) present.push(seen(named(e, digest), false, now, true, answer.claimed_at));
         else write.push(seen(e, true, now));
         return;
       }

@@ -7,7 +7,10 @@
  *   destination, day and event name and read; written by the scheduler's PlatformCounts job
  *   (functions/schedule/platform-counts.ts) and `eventbus reconcile`. A later read of the same
  *   day (late data) is a newer row: the view takes each day's newest.
- * - `reconciliation` (view): the figures, their ratios and the source of the count.
+ * - `reconciliation` (view): the figures, their ratios and the source of the count. Where a
+ *   platform writes tables of its own into the customer's BigQuery and the destination links
+ *   them (GA4's BigQuery export), the view counts the destination's events itself, per event, by
+ *   the platform's join (its facts' `countsJoin`), instead of its reads' rows.
  * - `reconciliation_gaps` (view): the ledger's skipped, refused and unanswered events per day,
  *   destination, stage and reason: why the figures differ.
  *
@@ -137,6 +140,24 @@ function fatesSql(ref: (name: string) => string, b?: Bounds): string {
 const c = (name: string, type: ColumnPlan['type'], description: string): ColumnPlan =>
   col(name, type, description);
 
+/**
+ * The destinations whose count the view joins itself (GA4's BigQuery export, linked in the
+ * destination's config): per day, `counted` of the destination's sent events (of `fates`), and its
+ * source. Their `platform_counts` rows, if any, give way to it.
+ */
+function joinedCounts(settings: ReconciliationSettings): { ids: string[]; sql: string | undefined } {
+  const joined = (settings.destinations ?? []).flatMap((d) => {
+    const join = PLATFORM_FACTS[d.type].countsJoin;
+    return join?.linked(d) ? [{ d, join }] : [];
+  });
+  if (joined.length === 0) return { ids: [], sql: undefined };
+  const branches = joined.map(({ d, join }) => {
+    const sent = `(SELECT day, event_id FROM fates WHERE destination = ${quote(d.id)} AND skipped = 0 AND sent = 1)`;
+    return `SELECT ${quote(d.id)} AS destination, j.day, j.counted, ${quote(join.source)} AS source FROM (\n${join.sql(d, sent)}\n) AS j`;
+  });
+  return { ids: joined.map(({ d }) => d.id), sql: branches.join('\nUNION ALL\n') };
+}
+
 /** `reconciliation`'s SELECT: every partition (the view), or the range's (`b`). */
 function reconciliationSelect(
   settings: ReconciliationSettings,
@@ -144,12 +165,17 @@ function reconciliationSelect(
   b?: Bounds,
 ): string {
   const where = (filter: string | undefined) => (filter ? ` WHERE ${filter}` : '');
+  const joined = joinedCounts(settings);
+  const apiOnly =
+    joined.ids.length > 0 ? `destination NOT IN (${joined.ids.map(quote).join(', ')})` : undefined;
+  const countsWhere = [b?.counts, apiOnly].filter((f) => f !== undefined).join(' AND ');
   return [
     `WITH destinations AS (\n  ${destinationRows(settings)}\n),`,
     // In the range form, a destination live before the range has ledger rows from its start on.
     `since AS (SELECT destination, MIN(DATE(recorded_at)) AS first_day FROM ${ref('deliveries')}${where(b?.deliveries(''))} GROUP BY destination),`,
     `stored AS (SELECT DATE(event_time) AS day, COUNT(*) AS stored FROM ${ref('events_dedup')}${where(b?.events(''))} GROUP BY DATE(event_time)),`,
     `fates AS (\n${fatesSql(ref, b)}\n),`,
+    ...(joined.sql ? [`joined AS (\n${joined.sql}\n),`] : []),
     'fate AS (',
     '  SELECT destination, day, SUM(skipped) AS skipped,',
     '    COUNTIF(skipped = 0 AND sent = 1) AS sent,',
@@ -163,8 +189,11 @@ function reconciliationSelect(
     '  SELECT destination, day, SUM(counted) AS counted, MAX(source) AS source FROM (',
     '    SELECT destination, day, event_name, counted, source,',
     '      ROW_NUMBER() OVER (PARTITION BY destination, day, event_name ORDER BY reported_at DESC) AS newest',
-    `    FROM ${ref(PLATFORM_COUNTS_TABLE)}${where(b?.counts)}`,
+    `    FROM ${ref(PLATFORM_COUNTS_TABLE)}${where(countsWhere || undefined)}`,
     '  ) WHERE newest = 1 GROUP BY destination, day',
+    ...(joined.sql
+      ? ['  UNION ALL SELECT destination, day, counted, source FROM joined WHERE counted IS NOT NULL']
+      : []),
     ')',
     'SELECT day, destination, platform, permitted, sent, accepted, counted,',
     '  COALESCE(counted_source, no_counts, CAST(NULL AS STRING)) AS counted_source,',

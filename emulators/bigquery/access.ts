@@ -22,6 +22,7 @@ import { mayReadWhole } from './masking.ts';
 import type { FieldSchema } from './schema.ts';
 import { type TableRef, type Translation, translate } from './sql.ts';
 import type { Emulator, JobRecord, Json } from './state.ts';
+import { wildcardMatches } from './statements.ts';
 
 /** The caller of one request, and the policies it is checked against. */
 export interface Access {
@@ -237,7 +238,11 @@ function mayRead(em: Emulator, a: Access, tables: readonly TableRef[], via?: Tab
     if (typeof view?.['query'] !== 'string' || depth >= 16) continue;
     let inner: Translation;
     try {
-      inner = translate(view['query'], { projectId: t.projectId, defaultDataset: undefined });
+      inner = translate(view['query'], {
+        projectId: t.projectId,
+        defaultDataset: undefined,
+        wildcard: wildcardMatches(em),
+      });
     } catch {
       continue; // a view that no longer translates fails when it runs
     }

@@ -39,7 +39,7 @@ import {
   type QueryResult,
   STATEMENT_TYPES,
 } from './state.ts';
-import { checkTablesExist, runSql, translateOrThrow } from './statements.ts';
+import { checkTablesExist, refreshWildcardViews, runSql, translateOrThrow } from './statements.ts';
 import { checkBuffer, guardBuffer } from './streaming-buffer.ts';
 import { checkLayout, createView, tableResource } from './tables.ts';
 import { extractTable, loadTable } from './transfer.ts';
@@ -140,6 +140,7 @@ export async function runQuery(
   mayRun(em, access, tr);
   const masking = planMasking(em, access, sql, tr);
   return em.store.exclusive(async (conn) => {
+    await refreshWildcardViews(em, conn);
     statementTablesExist(em, tr, location);
     const tableOptions = await evaluateOptions(conn, tr);
     if (tr.kind === 'create_view' && tr.target) {

@@ -27,6 +27,7 @@ import { duckType, type FieldSchema } from './schema.ts';
 import { type TableRef, type Translation, translate } from './sql.ts';
 import { qualifiedName, quoteIdent, type Token, tokenize } from './sql-tree.ts';
 import type { Emulator, Json } from './state.ts';
+import { wildcardMatches } from './statements.ts';
 
 /** The caller of one request and the policies it is checked against (access.ts's `Access`). */
 export interface Access {
@@ -403,7 +404,11 @@ function viewShadow(
   if (typeof query !== 'string' || depth >= 16) return undefined;
   let inner: Translation;
   try {
-    inner = translate(query, { projectId: ref.projectId, defaultDataset: undefined });
+    inner = translate(query, {
+      projectId: ref.projectId,
+      defaultDataset: undefined,
+      wildcard: wildcardMatches(em),
+    });
   } catch {
     return undefined; // a view that no longer translates fails when it runs
   }

@@ -20,6 +20,8 @@ import {
   qualifiedName,
   quoteIdent,
   type Rewriter,
+  stringLiteral,
+  TABLE_SUFFIX,
   type TableRef,
   type Token,
   type TranslateOptions,
@@ -86,6 +88,8 @@ export class TableScope {
   /** Every dataset whose INFORMATION_SCHEMA views are read, in order of appearance. */
   readonly schemaViews: DatasetRef[] = [];
   unnestCounter = 0;
+  /** How many wildcard tables the statement has named so far. */
+  wildcards = 0;
 
   constructor(opts: TranslateOptions) {
     this.opts = opts;
@@ -118,6 +122,60 @@ export class TableScope {
     }
     this.tables.push(ref);
     return ref;
+  }
+
+  /**
+   * A wildcard table (`[project.]dataset.prefix*`, BigQuery's "Query multiple tables using a
+   * wildcard table"): the union of the dataset's tables whose names start with the prefix, each
+   * row with `_TABLE_SUFFIX`, what the `*` matched. Its columns are those of the most recently
+   * created match; an older table lacking one reads NULL there, and its columns the newest lacks
+   * are not read. A match that is a view refuses the query, whatever the WHERE clause says; no
+   * match at all is a table not found (the pattern recorded as a table the job checks). The
+   * matches are recorded as the tables the job reads.
+   */
+  wildcardTable(parts: string[], pos: number): string {
+    const clean = parts.flatMap((p) => p.split('.'));
+    const last = clean.at(-1) ?? '';
+    if (clean.slice(0, -1).some((p) => p.includes('*')) || last.indexOf('*') !== last.length - 1)
+      throw new InvalidSqlError(
+        `Invalid table name: ${clean.join('.')}: * must end the table name at [${pos}]`,
+      );
+    if (!this.opts.wildcard) throw new UnsupportedSqlError('wildcard tables', clean.join('.'));
+    const dd = this.opts.defaultDataset;
+    const [projectId, datasetId] =
+      clean.length === 3
+        ? [clean[0] as string, clean[1] as string]
+        : clean.length === 2
+          ? [this.opts.projectId, clean[0] as string]
+          : [dd?.projectId ?? this.opts.projectId, dd?.datasetId];
+    if (datasetId === undefined)
+      throw new InvalidSqlError(
+        `Table "${last}" must be qualified with a dataset (e.g. dataset.table) at [${pos}]`,
+      );
+    const prefix = last.slice(0, -1);
+    const matches = this.opts.wildcard(projectId, datasetId, prefix) ?? [];
+    const view = matches.find((m) => m.type !== 'TABLE');
+    if (view)
+      throw new InvalidSqlError(
+        `Views cannot be queried through prefix. First view ${projectId}:${datasetId}.${view.tableId}.`,
+      );
+    if (matches.length === 0) {
+      // Not found, as BigQuery says it: the job's table check names the pattern.
+      this.tables.push({ projectId, datasetId, tableId: last });
+      return qualifiedName({ projectId, datasetId, tableId: last });
+    }
+    this.wildcards++;
+    const newest = matches.reduce((a, b) => (b.created > a.created ? b : a));
+    // The newest match first: a union by name keeps the first branch's column order.
+    const branches = [newest, ...matches.filter((m) => m !== newest)].map((m) => {
+      const ref = { projectId, datasetId, tableId: m.tableId };
+      this.tables.push(ref);
+      const have = new Set(m.columns.map((c) => c.toLowerCase()));
+      const cols = newest.columns.filter((c) => have.has(c.toLowerCase())).map(quoteIdent);
+      const suffix = `${stringLiteral(m.tableId.slice(prefix.length))} AS ${quoteIdent(TABLE_SUFFIX)}`;
+      return `SELECT ${[...cols, suffix].join(', ')} FROM ${qualifiedName(ref)}`;
+    });
+    return `(${branches.join(' UNION ALL BY NAME ')})`;
   }
 
   /** A script's temporary table named by an unqualified name, as DuckDB names it; else undefined. */
@@ -183,6 +241,12 @@ export class TableScope {
         this.ctes.has(n.text.toLowerCase())
       ) {
         out.push(quoteIdent(n.text));
+        return j;
+      }
+      if ((parts.at(-1) ?? '').includes('*')) {
+        out.push(this.wildcardTable(parts, n.pos));
+        if (isWord(nodes[j], 'FOR') && isWord(nodes[j + 1], 'SYSTEM_TIME'))
+          throw new UnsupportedSqlError('FOR SYSTEM_TIME AS OF');
         return j;
       }
       const info = this.informationSchema(parts);

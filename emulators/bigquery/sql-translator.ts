@@ -20,6 +20,7 @@ import {
   quoteIdent,
   type Rewriter,
   stringLiteral,
+  TABLE_SUFFIX,
   type Token,
   type TranslateOptions,
   UnsupportedSqlError,
@@ -173,6 +174,15 @@ export class Translator implements Rewriter {
       if (out.length > 0 && (node === undefined || node.space)) out.push(' ');
       out.push(s);
     };
+    // A wildcard table's `_TABLE_SUFFIX` is a pseudo-column: BigQuery leaves it out of `SELECT *`.
+    // The stars of each SELECT of this level, made `* EXCLUDE` once its FROM names a wildcard table.
+    let stars: number[] = [];
+    let wildcardFrom = false;
+    const closeSelect = () => {
+      if (wildcardFrom) for (const k of stars) out[k] = `* EXCLUDE (${quoteIdent(TABLE_SUFFIX)})`;
+      stars = [];
+      wildcardFrom = false;
+    };
     while (i < nodes.length) {
       const n = nodes[i] as Node;
       if (selectItem && !isWord(n, 'DISTINCT', 'ALL')) {
@@ -192,6 +202,7 @@ export class Translator implements Rewriter {
         continue;
       }
       if (isWord(n, 'SELECT')) {
+        closeSelect();
         inSelect = true;
         selectItem = true;
       } else if (isWord(n, 'FROM')) inSelect = false;
@@ -199,7 +210,9 @@ export class Translator implements Rewriter {
       if (expectTable) {
         expectTable = false;
         const parts: string[] = [];
+        const wildcards = this.scope.wildcards;
         const j = this.scope.tableRef(this, nodes, i, parts);
+        if (this.scope.wildcards > wildcards) wildcardFrom = true;
         if (j > i) {
           emit(parts.join(' '), n);
           // BigQuery's `LEFT JOIN UNNEST(x) AS e` has no ON; DuckDB needs one.
@@ -252,6 +265,17 @@ export class Translator implements Rewriter {
           if (n.text === ',' && inFrom) expectTable = true;
           if (n.text === ';') {
             if (nodes.slice(i + 1).length > 0) throw new UnsupportedSqlError('multi-statement scripts');
+            i++;
+            continue;
+          }
+          if (
+            n.text === '*' &&
+            inSelect &&
+            (isWord(nodes[i - 1], 'SELECT', 'DISTINCT', 'ALL') || isOp(nodes[i - 1], ',')) &&
+            !isWord(nodes[i + 1], 'EXCEPT', 'REPLACE')
+          ) {
+            emit('*', n);
+            stars.push(out.length - 1);
             i++;
             continue;
           }
@@ -401,8 +425,11 @@ export class Translator implements Rewriter {
           }
           break;
         }
-        case '_TABLE_SUFFIX':
-          throw new UnsupportedSqlError('_TABLE_SUFFIX');
+        case TABLE_SUFFIX:
+          // A wildcard table's pseudo-column (sql-from.ts); without one DuckDB finds no such column.
+          emit(quoteIdent(TABLE_SUFFIX), n);
+          i++;
+          continue;
         case 'IN':
           if (isWord(next, 'UNNEST') && isGroup(nodes[i + 2], '(')) {
             emit(`IN (SELECT unnest(${this.expr((nodes[i + 2] as Group).items)}))`, n);
@@ -421,6 +448,7 @@ export class Translator implements Rewriter {
       emit(n.text, n);
       i++;
     }
+    closeSelect();
     return out.join('');
   }
 

@@ -22,7 +22,30 @@ export interface TranslateOptions {
   readonly positional?: readonly string[];
   /** A script's temporary tables: the name a statement uses (lower case) → its DuckDB name. */
   readonly temp?: ReadonlyMap<string, string>;
+  /**
+   * The tables and views of a dataset whose names start with a prefix, for a wildcard table
+   * (`dataset.events_*`); undefined when the dataset does not exist. Without it a wildcard table
+   * is refused as unsupported.
+   */
+  readonly wildcard?: (
+    projectId: string,
+    datasetId: string,
+    prefix: string,
+  ) => readonly WildcardMatch[] | undefined;
 }
+
+/** A table or view a wildcard table's prefix matches. */
+export interface WildcardMatch {
+  readonly tableId: string;
+  readonly type: 'TABLE' | 'VIEW' | 'OTHER';
+  /** Milliseconds since the epoch: the newest table's schema is the wildcard table's. */
+  readonly created: number;
+  /** Its top-level column names, in order. */
+  readonly columns: readonly string[];
+}
+
+/** The pseudo-column of a wildcard table: what the `*` matched of each table's name. */
+export const TABLE_SUFFIX = '_TABLE_SUFFIX';
 
 export type StatementKind =
   | 'select'

@@ -5,11 +5,38 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { ApiError } from './errors.ts';
 import { fillPartitions } from './expiration.ts';
-import { InvalidSqlError, type TableRef, type Translation, translate, UnsupportedSqlError } from './sql.ts';
-import { cleanDuckMessage, type Emulator, LOCATION } from './state.ts';
+import {
+  InvalidSqlError,
+  qualifiedName,
+  type TableRef,
+  type TranslateOptions,
+  type Translation,
+  translate,
+  UnsupportedSqlError,
+} from './sql.ts';
+import { cleanDuckMessage, type Emulator, fieldsOf, LOCATION } from './state.ts';
+
+/** What a wildcard table's prefix matches in a dataset of the emulator (sql-from.ts). */
+export function wildcardMatches(em: Emulator): NonNullable<TranslateOptions['wildcard']> {
+  return (projectId, datasetId, prefix) => {
+    if (!em.store.dataset(projectId, datasetId)) return undefined;
+    return em.store
+      .tablesOf(projectId, datasetId)
+      .filter((t) => t.tableId.startsWith(prefix))
+      .map((t) => {
+        const type = t.resource['type'];
+        return {
+          tableId: t.tableId,
+          type: type === 'TABLE' || type === 'VIEW' ? type : 'OTHER',
+          created: Number(t.resource['creationTime'] ?? 0),
+          columns: fieldsOf(t).map((f) => f.name),
+        };
+      });
+  };
+}
 
 export function translateOrThrow(
-  _em: Emulator,
+  em: Emulator,
   sql: string,
   projectId: string,
   defaultDataset: { projectId?: string; datasetId: string } | undefined,
@@ -26,6 +53,7 @@ export function translateOrThrow(
       named: params.named,
       positional: params.positional,
       ...(params.temp ? { temp: params.temp } : {}),
+      wildcard: wildcardMatches(em),
     });
   } catch (e) {
     if (e instanceof UnsupportedSqlError || e instanceof InvalidSqlError)
@@ -78,5 +106,35 @@ export async function runSql(em: Emulator, conn: DuckDBConnection, sql: string) 
     return await conn.runAndReadAll(sql);
   } catch (e) {
     throw new ApiError('invalidQuery', cleanDuckMessage((e as Error).message));
+  }
+}
+
+/** A backticked name ending in `*` in a view's query: a wildcard table. */
+const WILDCARD_NAME = /`[^`]*\*`/;
+/** Per emulator, the DuckDB query each wildcard view was last made of. */
+const madeOf = new WeakMap<Emulator, Map<string, string>>();
+
+/**
+ * BigQuery resolves a view's wildcard table when the view is queried, so tables made (or dropped)
+ * after the view count; a DuckDB view is bound to the tables it named when made. Before a query
+ * runs, each view over a wildcard table is made again when its matches changed. A view whose
+ * wildcard now fails (no match) is left as it was: querying it answers DuckDB's missing table.
+ */
+export async function refreshWildcardViews(em: Emulator, conn: DuckDBConnection): Promise<void> {
+  const made = madeOf.get(em) ?? new Map<string, string>();
+  madeOf.set(em, made);
+  for (const v of em.store.views()) {
+    const query = (v.resource['view'] as { query?: unknown } | undefined)?.query;
+    if (typeof query !== 'string' || !WILDCARD_NAME.test(query)) continue;
+    let sql: string;
+    try {
+      sql = translateOrThrow(em, query, v.projectId, undefined, { named: {}, positional: [] }).sql;
+    } catch {
+      continue;
+    }
+    const name = qualifiedName(v);
+    if (made.get(name) === sql) continue;
+    await conn.run(`CREATE OR REPLACE VIEW ${name} AS ${sql}`);
+    made.set(name, sql);
   }
 }

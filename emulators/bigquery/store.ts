@@ -242,6 +242,10 @@ export class Store {
   table(projectId: string, datasetId: string, tableId: string): TableRecord | undefined {
     return this.tables.get(key(projectId, datasetId, tableId));
   }
+  /** Every view of every dataset. */
+  views(): TableRecord[] {
+    return [...this.tables.values()].filter((t) => t.resource['type'] === 'VIEW');
+  }
   tablesOf(projectId: string, datasetId: string): TableRecord[] {
     return [...this.tables.values()].filter((t) => t.projectId === projectId && t.datasetId === datasetId);
   }

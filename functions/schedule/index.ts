@@ -13,7 +13,7 @@ import type { Bucket, Storage } from '@google-cloud/storage';
 import { type PullSource, pubSubPullSource } from '../../adapters/backlog.ts';
 import { bigQueryInsertAll } from '../../adapters/bigquery-writer.ts';
 import { createOnly } from '../../adapters/create-only.ts';
-import { createDeliveriesPublisher, DELIVERIES_TOPIC } from '../../adapters/deliveries-publisher.ts';
+import { createDeliveriesPublisher, deliveriesRoute, toTopic } from '../../adapters/deliveries-publisher.ts';
 import { createEgressSender, type EgressSender } from '../../adapters/egress.ts';
 import { createAccessTokens, tokenEgress } from '../../adapters/google-oauth.ts';
 import {
@@ -39,7 +39,7 @@ import type { AlertState } from '../../core/alerts/alerts.ts';
 import { alertQuery } from '../../core/alerts/alerts.ts';
 import { type DefinitionSpec, definedEvent, parseStamp } from '../../core/definitions/defined-events.ts';
 import { SESSION_TABLES } from '../../core/models/sessions.ts';
-import { ACTIONS_TOPIC, RUNS_TOPIC, registryBucketName } from '../../core/plan.ts';
+import { ACTIONS_TOPIC, deliveriesTopology, RUNS_TOPIC, registryBucketName } from '../../core/plan.ts';
 import { heldMembersSql } from '../../core/privacy/platform-erasure.ts';
 import type { RuleVersion } from '../../core/rules/rules.ts';
 import { readFunctionConfig } from '../../core/runtime-config.ts';
@@ -144,7 +144,7 @@ function actionDeps(
 
 /** Scheduled rules: their queries run as people's SQL (a single SELECT, under the bytes cap). */
 function scheduledRules(reader: RegistryReader, pubsub: PubSub, bigquery: BigQuery): Job {
-  const actions = createDeliveriesPublisher(pubsub, ACTIONS_TOPIC);
+  const actions = createDeliveriesPublisher(pubsub, toTopic(ACTIONS_TOPIC));
   const maxBytes = config.settings.warehouse?.max_bytes_billed ?? DEFAULT_MAX_BYTES_BILLED;
   return scheduledRulesJob({
     rules: () => reader.current('Rule'),
@@ -367,8 +367,8 @@ async function loadDeps(): Promise<ScheduleDeps> {
   // One registry client and one reader (a copy per kind) for every job of this instance.
   const registry = new RegistryClient(bucket);
   const reader = new RegistryReader(registry);
-  const runs = createDeliveriesPublisher(pubsub, RUNS_TOPIC);
-  const deliveries = createDeliveriesPublisher(pubsub, DELIVERIES_TOPIC);
+  const runs = createDeliveriesPublisher(pubsub, toTopic(RUNS_TOPIC));
+  const deliveries = createDeliveriesPublisher(pubsub, deliveriesRoute(deliveriesTopology(config.settings)));
   const source = loadOnce(() => pubSubPullSource(pubsub, config.project));
   return {
     ...(config.settings.experimental?.rules

@@ -53,11 +53,11 @@ export function countInsertId(runId: string, day: string, event: string): string
 }
 
 /** Why the platform refused, in a line the log may keep (its error's message, scrubbed). */
-function refusal(status: number, body: string, secret: string): string {
+function refusal(status: number, body: string, secrets: readonly string[]): string {
   let message = '';
   try {
     const e = (JSON.parse(body) as { error?: { message?: unknown } }).error;
-    message = typeof e?.message === 'string' ? `: ${scrubText(e.message, [secret]).slice(0, 300)}` : '';
+    message = typeof e?.message === 'string' ? `: ${scrubText(e.message, secrets).slice(0, 300)}` : '';
   } catch {
     // Not a JSON error: the status says enough.
   }
@@ -104,20 +104,33 @@ export async function readCounts(
     return skip(`credentials unreadable: ${(err as Error).message}`);
   }
   if (!credential) return skip('no credentials');
+  const further: Record<string, string> = {};
+  for (const role of reads.secrets ?? []) {
+    const name = d.secrets?.[role];
+    let value: string | undefined;
+    try {
+      value = name ? await deps.secret(name) : undefined;
+    } catch (err) {
+      return skip(`secret ${role} unreadable: ${(err as Error).message}`);
+    }
+    if (!value) return skip(`no ${role} secret`);
+    further[role] = value;
+  }
+  const hidden = Object.values(further);
   const rows: { insertId: string; row: PlatformCountRow }[] = [];
   const counted: Record<string, number> = {};
   for (const day of days) {
     let res: { readonly status: number; readonly body: string };
     try {
-      res = await deps.send(reads.request(d, day, credential));
+      res = await deps.send(reads.request(d, day, credential, further));
       if (res.status === 401 && reads.auth.kind === 'google_oauth') {
         credential = (await credentialOf(deps, d, reads, true)) ?? credential;
-        res = await deps.send(reads.request(d, day, credential));
+        res = await deps.send(reads.request(d, day, credential, further));
       }
     } catch (err) {
-      return skip(`unreachable: ${scrubText((err as Error).message, [credential])}`);
+      return skip(`unreachable: ${scrubText((err as Error).message, [credential, ...hidden])}`);
     }
-    if (res.status !== 200) return skip(refusal(res.status, res.body, credential));
+    if (res.status !== 200) return skip(refusal(res.status, res.body, [credential, ...hidden]));
     let counts: ReturnType<CountReads['read']>;
     try {
       counts = reads.read(JSON.parse(res.body), day);

@@ -8,7 +8,11 @@
 import { http, type Request, type Response } from '@google-cloud/functions-framework';
 import type { BatchingOptions } from '../../adapters/bigquery-writer.ts';
 import { registryReaders } from '../../adapters/definitions.ts';
-import { createWireDeliveriesPublisher } from '../../adapters/deliveries-publisher.ts';
+import {
+  createWireDeliveriesPublisher,
+  deliveriesRoute,
+  toTopic,
+} from '../../adapters/deliveries-publisher.ts';
 import { drainOnStop } from '../../adapters/drain.ts';
 import { loadEnricher } from '../../adapters/enrichment.ts';
 import { environmentClaims } from '../../adapters/firestore-claims.ts';
@@ -20,14 +24,16 @@ import { exitAfterFlush, flushBeforeAnswer } from '../../adapters/metrics.ts';
 import { createPublisher } from '../../adapters/publisher.ts';
 import { createRuleFirings } from '../../adapters/rule-firings.ts';
 import { readSettingsText } from '../../adapters/settings-file.ts';
+import { createSkipCheck, skippedRowsQuery } from '../../adapters/skip-check.ts';
 import { createStoreFanOut } from '../../adapters/store-fan-out.ts';
 import { createStoredCheck, eventsStoredQuery } from '../../adapters/stored-check.ts';
 import { erasedList } from '../../adapters/suppression-list.ts';
 import { setupProcessTracing } from '../../adapters/tracing.ts';
 import type { ClaimStore } from '../../core/claims/claim-store.ts';
 import { CATALOGUE_OPTIONS } from '../../core/decision/decision.ts';
+import type { LedgerEntry } from '../../core/delivery/ledger.ts';
 import { andThen } from '../../core/maybe-async.ts';
-import { ACTIONS_TOPIC, registryBucketName } from '../../core/plan.ts';
+import { ACTIONS_TOPIC, deliveriesTopology, registryBucketName } from '../../core/plan.ts';
 import { type FunctionConfig, readFunctionConfig } from '../../core/runtime-config.ts';
 import { type AfterStored, storeConfig } from '../../core/store/store.ts';
 import type { RowWriter } from '../../core/warehouse/rows.ts';
@@ -79,6 +85,7 @@ function fanOutHook(
   writer: RowWriter,
   definitions: Definitions,
   claims: ClaimStore,
+  skipRecorded: (entry: LedgerEntry, since: number) => Promise<boolean>,
 ): AfterStored | undefined {
   if ((runtime.settings.destinations ?? []).length === 0) return undefined;
   // The publisher's client loads in the background at cold start (warm): a first fan-out that
@@ -90,13 +97,20 @@ function fanOutHook(
     ...(runtime.pubsubEmulatorHost ? { emulatorHost: runtime.pubsubEmulatorHost } : {}),
   });
   publisher.warm?.().catch(() => {}); // a failed load is tried again by the first publish
-  const deliveries = createWireDeliveriesPublisher(publisher);
+  const deliveries = createWireDeliveriesPublisher(
+    publisher,
+    deliveriesRoute(deliveriesTopology(runtime.settings)),
+  );
   return createStoreFanOut({
     settings: runtime.settings,
     publish: (messages) => deliveries.publish(messages),
     rows: writer,
-    // Events decided before the consent platform answered wait there for its answer.
+    // Events decided before the consent platform answered wait there for its answer; an erased
+    // person's leave the record at its next read (core/delivery/consent-wait.ts).
     claims,
+    suppression: () => suppression.current(),
+    // A message back after its row was stored asks the ledger before writing its skip rows again.
+    skipRecorded,
     options: {
       ...CATALOGUE_OPTIONS,
       // The handler loaded the event's definition version before storing it.
@@ -125,7 +139,10 @@ function rulesHook(runtime: FunctionConfig): AfterStored | undefined {
       registryBucketName(runtime.project, runtime.plan.environment),
     );
     const reader = new RegistryReader(new RegistryClient(bucket));
-    const actions = createDeliveriesPublisher(new PubSub({ projectId: runtime.project }), ACTIONS_TOPIC);
+    const actions = createDeliveriesPublisher(
+      new PubSub({ projectId: runtime.project }),
+      toTopic(ACTIONS_TOPIC),
+    );
     return createRuleFirings({ rules: () => reader.current('Rule'), publish: (m) => actions.publish(m) });
   });
   warmInBackground(loaded);
@@ -144,8 +161,9 @@ function afterStoredHook(
   writer: RowWriter,
   definitions: Definitions,
   claims: ClaimStore,
+  skipRecorded: (entry: LedgerEntry, since: number) => Promise<boolean>,
 ): AfterStored | undefined {
-  const fanOut = fanOutHook(runtime, writer, definitions, claims);
+  const fanOut = fanOutHook(runtime, writer, definitions, claims, skipRecorded);
   const rules = rulesHook(runtime);
   return guardHooks(
     [
@@ -193,7 +211,10 @@ async function init(): Promise<Handler> {
   ]);
   // The claims database: first sightings, and the events waiting for a consent platform's answer.
   const claims = environmentClaims(runtime);
-  const afterStored = afterStoredHook(runtime, writer, definitions, claims);
+  const warn = (message: string) =>
+    console.log(JSON.stringify({ severity: 'WARNING', message, component: 'store' }));
+  const skipRecorded = createSkipCheck(skippedRowsQuery(bigquery, runtime.plan.dataset), { log: warn });
+  const afterStored = afterStoredHook(runtime, writer, definitions, claims, skipRecorded);
   return createStoreHandler({
     config: {
       ...storeConfig(runtime.settings, runtime.plan),
@@ -203,9 +224,7 @@ async function init(): Promise<Handler> {
     writer,
     ...(afterStored ? { afterStored } : {}),
     definitions,
-    alreadyStored: createStoredCheck(eventsStoredQuery(bigquery, runtime.plan.dataset), {
-      log: (message) => console.log(JSON.stringify({ severity: 'WARNING', message, component: 'store' })),
-    }),
+    alreadyStored: createStoredCheck(eventsStoredQuery(bigquery, runtime.plan.dataset), { log: warn }),
     // The first sighting of every event (a claim in the claims database, core/claims/claim-store.ts).
     claim: createIdentityClaims(claims),
   });

@@ -10,10 +10,18 @@
  * so far answer 401, as an expired one does. `GET /v1/requestStatus:retrieve?requestId=` answers
  * `SUCCESS` for each destination of a request it accepted (it processes them at once), except
  * for conversions whose click is outside every conversion window: accepted, then reported there.
+ * The Google Ads API's `googleAds:searchStream` on the upload summaries reports what the uploads
+ * kept, per conversion action and day (google-ads-reporting.ts).
  * `GET /stand-in/lists/{id}` (not a Google route) shows a list's members to a test in another
  * process (`npm start`'s receiver).
  */
 import { randomUUID } from 'node:crypto';
+import {
+  REPORTING_PATH,
+  searchUploadSummaries,
+  tallyUploads,
+  type UploadTally,
+} from './google-ads-reporting.ts';
 import {
   type Answer,
   isObject,
@@ -292,16 +300,19 @@ interface Accepted {
  */
 const CLICK_WINDOW_MS = 90 * 86_400_000;
 
+/** Whether an `events:ingest` event came from a click older than every window. */
+function clickTooOld(e: unknown, now: Date): boolean {
+  if (!isObject(e) || !isObject(e['adIdentifiers'])) return false;
+  const ids = e['adIdentifiers'];
+  if (!['gclid', 'gbraid', 'wbraid'].some((k) => typeof ids[k] === 'string')) return false;
+  const at = Date.parse(String(e['eventTimestamp']));
+  return Number.isFinite(at) && at < now.getTime() - CLICK_WINDOW_MS;
+}
+
 /** How many of the accepted `events:ingest` events came from a click older than every window. */
 function expiredClicks(body: unknown, now: Date): number {
   const events = isObject(body) && Array.isArray(body['events']) ? body['events'] : [];
-  return events.filter((e) => {
-    if (!isObject(e) || !isObject(e['adIdentifiers'])) return false;
-    const ids = e['adIdentifiers'];
-    if (!['gclid', 'gbraid', 'wbraid'].some((k) => typeof ids[k] === 'string')) return false;
-    const at = Date.parse(String(e['eventTimestamp']));
-    return Number.isFinite(at) && at < now.getTime() - CLICK_WINDOW_MS;
-  }).length;
+  return events.filter((e) => clickTooOld(e, now)).length;
 }
 
 /**
@@ -379,15 +390,19 @@ export async function startGoogleAdsReceiver(options: ReceiverOptions = {}): Pro
   const now = options.now ?? (() => new Date());
   // The requests accepted so far by id: what requestStatus:retrieve reports of them.
   const accepted = new Map<string, Accepted>();
+  // Conversions kept per conversion action and upload day: what the reporting read counts.
+  const uploads: UploadTally = new Map();
   const remember = (answer: Answer, body: unknown): Answer => {
     const id = (answer.body as { requestId?: unknown } | undefined)?.requestId;
     if (answer.status === 200 && typeof id === 'string' && isObject(body)) {
       const rows = ['events', 'audienceMembers'].map((k) => body[k]).find(Array.isArray)?.length ?? 0;
+      const at = now();
       accepted.set(id, {
         destinations: body['destinations'] as unknown[],
         rows,
-        expired: expiredClicks(body, now()),
+        expired: expiredClicks(body, at),
       });
+      tallyUploads(uploads, body, at.toISOString().slice(0, 10), (e) => clickTooOld(e, at));
     }
     return answer;
   };
@@ -416,7 +431,8 @@ export async function startGoogleAdsReceiver(options: ReceiverOptions = {}): Pro
       return { status: 200, body: { userListId: list, members: [...(lists.get(list) ?? [])].sort() } };
     const route = /^\/v1\/(events:ingest|audienceMembers:ingest|audienceMembers:remove)$/.exec(path)?.[1];
     const status = method === 'GET' && path === '/v1/requestStatus:retrieve';
-    if (!status && (method !== 'POST' || route === undefined))
+    const reporting = method === 'POST' ? REPORTING_PATH.exec(path) : null;
+    if (!status && !reporting && (method !== 'POST' || route === undefined))
       return googleError(404, 'NOT_FOUND', `The requested URL ${path} was not found on this server.`);
     const token = /^Bearer (.+)$/.exec(headers['authorization'] ?? '')?.[1];
     const authorized =
@@ -429,6 +445,16 @@ export async function startGoogleAdsReceiver(options: ReceiverOptions = {}): Pro
         'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.',
       );
     if (status) return requestStatus(query['requestId'], accepted);
+    if (reporting)
+      return searchUploadSummaries(
+        reporting[1] as string,
+        reporting[2] as string,
+        reporting[3] as string,
+        headers,
+        body,
+        uploads,
+        options.countShortfall,
+      );
     if (route === 'events:ingest') return remember(ingestEvents(body), body);
     return remember(
       audienceMembers(route === 'audienceMembers:ingest' ? 'ingest' : 'remove', body, lists),

@@ -4,7 +4,18 @@
  * mapping directives), and the `segment_action` destination the form's values make — only what
  * differs from the presets is written, so the action's own defaults keep applying. No DOM here.
  */
-import type { CatalogField, CatalogSetting } from '../../core/platforms/segment-action/catalog.ts';
+import type {
+  CatalogAction,
+  CatalogField,
+  CatalogPreset,
+  CatalogSetting,
+} from '../../core/platforms/segment-action/catalog.ts';
+
+/**
+ * The action choice that writes no `actions`: Segment's presets run, as Segment's app enables
+ * them when the destination is added (docs/catalog-destinations.md, "Presets").
+ */
+export const PRESETS = '';
 
 /** The form's values, by what they fill. */
 export interface FormValues {
@@ -12,6 +23,7 @@ export interface FormValues {
   readonly slug: string;
   /** Settings fields' texts by key (a credential's is its secret's name). */
   readonly settings: Readonly<Record<string, string>>;
+  /** The action's key, or PRESETS: no `actions`, the destination's presets run. */
   readonly action: string;
   readonly when: string;
   /** The action's fields' texts by key. */
@@ -86,6 +98,30 @@ export function idOf(slug: string): string {
   return /^[a-z]/.test(id) ? id : `d_${id}`.slice(0, 63);
 }
 
+/** The presets that run when the settings name no actions (those with a subscription). */
+export function runningPresets(presets: readonly CatalogPreset[] | undefined): CatalogPreset[] {
+  return (presets ?? []).filter((p) => p.subscribe !== undefined);
+}
+
+/**
+ * The one action to suggest for a purchase, the page's sample event: the action of the preset that
+ * takes `Order Completed` (Amplitude's `logPurchase`, which sends the revenue; its `logEvent`
+ * would carry it only among the event's properties), else the first that takes every track call,
+ * else a preset's, else the first with a subscription of its own.
+ */
+export function suggestedAction(
+  actions: readonly Pick<CatalogAction, 'key' | 'defaultSubscription'>[],
+  presets: readonly CatalogPreset[] | undefined,
+): string | undefined {
+  const running = runningPresets(presets);
+  return (
+    running.find((p) => /event\s*=\s*"Order Completed"/.test(p.subscribe ?? ''))?.action ??
+    actions.find((a) => a.defaultSubscription === 'type = "track"')?.key ??
+    running[0]?.action ??
+    actions.find((a) => a.defaultSubscription)?.key
+  );
+}
+
 /** `purchase, sign_up` → a list of names; anything with an operator or quotes → FQL as written. */
 export function whenOf(text: string): string | string[] | undefined {
   const t = text.trim();
@@ -153,7 +189,7 @@ export function destinationOf(
       ...(Object.keys(config).length > 0 ? { config } : {}),
       ...(Object.keys(secrets).length > 0 ? { secrets } : {}),
       ...(connectionId ? { connection: connectionId } : {}),
-      actions: [action],
+      ...(values.action === PRESETS ? {} : { actions: [action] }),
     },
     problems,
   };

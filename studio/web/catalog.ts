@@ -15,7 +15,16 @@ import type {
   CatalogField,
   CatalogSetting,
 } from '../../core/platforms/segment-action/catalog.ts';
-import { destinationOf, idOf, isJsonField, secretName, startText } from './catalog-form.ts';
+import {
+  destinationOf,
+  idOf,
+  isJsonField,
+  PRESETS,
+  runningPresets,
+  secretName,
+  startText,
+  suggestedAction,
+} from './catalog-form.ts';
 import { $, admin, el, focusableScrollBoxes, noteMissingToken, refusal } from './common.ts';
 
 interface Row {
@@ -197,10 +206,25 @@ function currentAction(): CatalogAction | undefined {
   return entry?.actions.find((a) => a.key === key);
 }
 
+/** Whether the form writes Segment's presets (no `actions`) rather than one action. */
+const presetsChosen = (): boolean => $<HTMLSelectElement>('d-action').value === PRESETS;
+
 function renderFields(): void {
   const a = currentAction();
-  $('d-action-about').textContent = a?.description ?? '';
   const when = $<HTMLInputElement>('d-when');
+  const presets = presetsChosen();
+  // With the presets, each brings its own subscription and mapping: nothing to fill in.
+  (when.closest('.field') as HTMLElement).hidden = presets;
+  if (presets) {
+    const running = runningPresets(entry?.presets);
+    $('d-action-about').textContent =
+      `No actions written: the ${running.length} presets Segment's app enables run — ` +
+      running.map((p) => `${p.name}: ${p.action} for ${p.subscribe}`).join('; ');
+    when.value = '';
+    $('d-fields').replaceChildren();
+    return;
+  }
+  $('d-action-about').textContent = a?.description ?? '';
   when.value = '';
   when.placeholder = a?.defaultSubscription ?? 'event names, or a subscription';
   $('d-when-hint').textContent = a?.defaultSubscription
@@ -254,16 +278,16 @@ async function openEntry(slug: string): Promise<void> {
   );
   $<HTMLInputElement>('d-id').value = idOf(entry.slug);
   renderSettings(entry);
-  // What most events are: a track action first (the sample is a purchase), else a preset's.
-  const preferred =
-    entry.actions.find((a) => a.defaultSubscription === 'type = "track"')?.key ??
-    entry.presets?.find((p) => p.subscribe)?.action ??
-    entry.actions.find((a) => a.defaultSubscription)?.key;
+  // Segment's presets when it has some (what its app enables when the destination is added);
+  // else one action, the one for the sample purchase (catalog-form.ts suggestedAction).
+  const presets = runningPresets(entry.presets).length > 0;
+  const preferred = presets ? PRESETS : suggestedAction(entry.actions, entry.presets);
   const select = $<HTMLSelectElement>('d-action');
   select.replaceChildren(
+    ...(presets ? [el('option', { value: PRESETS }, "Segment's presets (no actions)")] : []),
     ...entry.actions.map((a) => el('option', { value: a.key }, `${a.title} (${a.key})`)),
   );
-  if (preferred) select.value = preferred;
+  if (preferred !== undefined) select.value = preferred;
   renderFields();
   $<HTMLTextAreaElement>('d-yaml').value = '';
   $('d-status').replaceChildren();
@@ -278,23 +302,23 @@ async function openEntry(slug: string): Promise<void> {
 /** The destination the form makes; problems are shown, and the YAML written either way. */
 function writeYaml(): Record<string, unknown> | undefined {
   const a = currentAction();
-  if (!entry || !a) return undefined;
+  if (!entry || (!a && !presetsChosen())) return undefined;
   const settings: Record<string, string> = {};
   for (const s of [...entry.authFields.map((f) => f.key), ...(entry.tokenRole ? [entry.tokenRole] : [])])
     settings[s] = ($(`as-${s}`) as HTMLInputElement | null)?.value ?? '';
   const fields: Record<string, string> = {};
-  for (const f of a.fields) fields[f.key] = ($(`af-${f.key}`) as HTMLInputElement | null)?.value ?? '';
+  for (const f of a?.fields ?? []) fields[f.key] = ($(`af-${f.key}`) as HTMLInputElement | null)?.value ?? '';
   const made = destinationOf(
     {
       id: $<HTMLInputElement>('d-id').value.trim(),
       slug: entry.slug,
       settings,
-      action: a.key,
+      action: a?.key ?? PRESETS,
       when: $<HTMLInputElement>('d-when').value,
       fields,
     },
     entry.authFields,
-    a.fields,
+    a?.fields ?? [],
     entry.tokenRole,
     entry.connection ? (($(CONNECTION_INPUT) as HTMLInputElement | null)?.value ?? '') : undefined,
   );
@@ -365,7 +389,9 @@ async function preview(): Promise<void> {
   status.className = '';
   status.textContent =
     answer.outcomes.length === 0
-      ? `The action does not take this event: its subscription (${$<HTMLInputElement>('d-when').value.trim() || currentAction()?.defaultSubscription || 'none'}) does not match it. Name the event under "Events it takes", or pick another action.`
+      ? presetsChosen()
+        ? 'None of Segment\'s presets takes this event: pick an action and name the event under "Events it takes".'
+        : `The action does not take this event: its subscription (${$<HTMLInputElement>('d-when').value.trim() || currentAction()?.defaultSubscription || 'none'}) does not match it. Name the event under "Events it takes", or pick another action.`
       : answer.outcomes
           .map((o) => `${o.action}: ${o.outcome.status}${o.outcome.reason ? ` (${o.outcome.reason})` : ''}`)
           .join('; ');

@@ -7,7 +7,19 @@ import type { Draft } from '../../core/samples/draft.ts';
 import type { ParsedSample } from '../../core/samples/index.ts';
 import { eventNameProblem, lookupEvent, nearCatalogueName } from '../../schemas/catalogue.ts';
 import { $, el, show } from './common.ts';
-import type { Saved } from './creator-live.ts';
+
+/**
+ * What is saved: the definition and its translator, or for a catalogue target the translator
+ * alone (creator-targets.ts); either with the sender's authentication as its `spec.auth`.
+ */
+export interface Saved {
+  readonly event: string;
+  /** Several types saved as one endpoint: every type's event (the stored rows of each are shown). */
+  readonly events?: readonly string[];
+  readonly catalogue: boolean;
+  readonly translator: Draft['translator'];
+  readonly documents: readonly object[];
+}
 
 /** The name rule, catalogue names, platform names and near misses, as the person types. */
 export function checkName(name: string): { ok: boolean; text: string; cls: string } {

@@ -1,27 +1,7 @@
-/**
- * The creator's "Live" and "Try it" (docs/studio.md, steps 4 and 5): once saved, the URL to paste
- * into the sender's settings (with a copy button, and the token in it for a URL token), a curl
- * with the chosen credential, and the tries: a `translate:<name>` token and the sample sent with
- * it, or, for a signed source, the sample signed by the studio (creator-signing.ts) with the
- * typed secret or a wrong one; then the rows as they arrive in the warehouse and the ledger.
- */
-import type { Draft } from '../../core/samples/draft.ts';
 import { $, admin, el, refusal, rowsTable } from './common.ts';
 import { authKind, curlFor, endpointUrl, senderHint, signable } from './creator-auth.ts';
+import type { Saved } from './creator-checks.ts';
 import { sampleHeaders } from './creator-headers.ts';
-
-/**
- * What is saved: the definition and its translator, or for a catalogue target the translator
- * alone (creator-targets.ts); either with the sender's authentication as its `spec.auth`.
- */
-export interface Saved {
-  readonly event: string;
-  /** Several types saved as one endpoint: every type's event (the stored rows of each are shown). */
-  readonly events?: readonly string[];
-  readonly catalogue: boolean;
-  readonly translator: Draft['translator'];
-  readonly documents: readonly object[];
-}
 
 /** A saved source as the tries need it: the sample as read, and the columns the stored rows show. */
 interface Live extends Saved {

@@ -58,11 +58,11 @@ import {
   withMinorUnits,
 } from './creator-amounts.ts';
 import { authProblem, authSpec, offerScheme, renderAuth, startAuth } from './creator-auth.ts';
-import { byColumn, checkName, renderPreview } from './creator-checks.ts';
+import { byColumn, checkName, renderPreview, type Saved } from './creator-checks.ts';
 import { consentWarning } from './creator-consent.ts';
 import { showConstraints, tightenControls } from './creator-constraints.ts';
 import { offerTypes, sampleHeaders } from './creator-headers.ts';
-import { goLive, type Saved, startLive } from './creator-live.ts';
+import { goLive, startLive } from './creator-live.ts';
 import { PLATFORM_CONTROL_IDS, platformEvents, renderPlatformControls } from './creator-platforms.ts';
 import { answer, fieldNameProblems, showQuestions } from './creator-questions.ts';
 import {

@@ -60,7 +60,7 @@ describe('cli: eventbus', () => {
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /environments\/local\.yaml: valid/);
     assert.match(r.stdout, /^Subscriptions$/m);
-    assert.match(r.stdout, /deliveries-webhook .*→ forward .*attributes\.destination = "webhook"/);
+    assert.match(r.stdout, /deliveries-webhook-push .*deliveries-webhook .*→ forward/);
   });
 
   it('settings check --format json prints the plan as data', async () => {

@@ -12,6 +12,7 @@ import { createConsentWait, WAIT_MS } from '../../core/delivery/consent-wait.ts'
 import { type FanOutPlan, planFanOut } from '../../core/delivery/fan-out.ts';
 import { DELIVERY_ATTRIBUTES, type DeliveryMessage } from '../../core/delivery/message.ts';
 import type { StoredEvent } from '../../core/event.ts';
+import { type ErasedEvents, erasureHash, type Suppression } from '../../core/suppression/erased.ts';
 import type { RowWriter } from '../../core/warehouse/rows.ts';
 import type { Settings } from '../../schemas/settings.ts';
 import { memoryClaims } from '../support/memory-claims.ts';
@@ -46,7 +47,7 @@ const event = (name: string, consent: StoredEvent['consent'], anonymousId = 'pag
   event_data: name === 'purchase' ? { value: 10, currency: 'EUR', transaction_id: `o-${n}` } : {},
 });
 
-function harness() {
+function harness(suppression?: () => Suppression | undefined) {
   const claims = memoryClaims();
   const published: DeliveryMessage[] = [];
   const ledger: string[] = [];
@@ -62,6 +63,7 @@ function harness() {
     settings: SETTINGS,
     rows,
     claims,
+    ...(suppression ? { suppression } : {}),
     now: () => new Date(now),
     publish: async (messages) => {
       published.push(...messages);
@@ -169,6 +171,42 @@ describe('consent wait: events decided before the consent platform answered (#96
     );
     assert.ok(WAIT_MS >= 30 * 60_000);
   });
+
+  for (const mode of ['strip', 'drop'] as const satisfies readonly ErasedEvents[])
+    it(`an erasure before the late answer: the person's kept event is never sent with their identifiers (${mode})`, async () => {
+      let list: Suppression | undefined;
+      const h = harness(() => list);
+      const purchase: StoredEvent = {
+        ...event('purchase', BEFORE, 'page-7'),
+        user_id: 'u-ann',
+        user: { email: 'ann@example.com', phone: '+33 6 12 34 56 78' },
+        campaign: { fbp: 'fb.1.1700000000000.1234567890', source: 'news' },
+      };
+      const view = event('page_view', BEFORE, 'page-7');
+      await h.push(view, purchase);
+      const record = () => JSON.stringify([...h.claims.records.values()].map((r) => r.fields));
+      assert.match(record(), /u-ann/, 'kept whole while it waits');
+      // The person is erased by their user id (a browser's anonymous id alone joins nobody).
+      list = { hashes: new Set([erasureHash('user_id:u-ann')]), mode };
+      // A later event of the page view that brings no answer yet: the record loses the person at once.
+      await h.push(event('view_content', BEFORE, 'page-7'));
+      assert.doesNotMatch(record(), /u-ann|ann@example\.com|12 34|fb\.1\./);
+      assert.match(record(), new RegExp(view.event_id), 'the page view of nobody erased still waits');
+      // The late answer: the page view is sent; the purchase stripped, or not at all.
+      const before = h.published.length;
+      const sent = await h.push(event('add_to_cart', GRANTED, 'page-7'));
+      assert.ok(sent.includes(`${view.event_id} meta`), String(sent));
+      const theirs = h.published
+        .slice(before)
+        .filter((m) => m.attributes['event_id'] === purchase.event_id)
+        .map((m) => m.data);
+      if (mode === 'drop') assert.deepEqual(theirs, []);
+      else assert.ok(theirs.length > 0, 'sent without the person (as store keeps it)');
+      for (const data of theirs) {
+        assert.doesNotMatch(data, /u-ann|ann@example\.com|12 34|page-7|fb\.1\./, data);
+        assert.equal((JSON.parse(data) as StoredEvent).event_data['value'], 10, 'what happened stays');
+      }
+    });
 
   it('reads no record where no destination needs a purpose', async () => {
     const asked: string[] = [];

@@ -553,6 +553,58 @@ describe('egress gate in delivery: a refusal is a rejected ledger row', () => {
     }
   });
 
+  it("IQM's own Host header passes the gate to its own host; a Host naming another is refused (#95)", async () => {
+    const capture = await startCaptureReceiver();
+    try {
+      const local = {
+        allow: parseAllowList(`${s.allowed.origin},${new URL(capture.url).origin}`),
+        capture: capture.url,
+        resolve: () => Promise.reject(new Error('the local twin resolves no vendor name')),
+      };
+      // Segment's IQM, its presets, no base_url: the action sets Host: postback.iqm.com itself.
+      const iqm: Destination = {
+        id: 'iqm',
+        type: 'segment_action',
+        destination: 'iqm',
+        config: { pixel_id: 'px-1' },
+      };
+      const before = capture.captured().length;
+      const row = (
+        await forwardPush(pushOf(event('https://shop.example/'), 'iqm'), catalogDeps(iqm, local).deps)
+      ).entries[0]?.row;
+      assert.equal(row?.status, 'delivered', JSON.stringify(row));
+      const got = capture.captured().slice(before);
+      assert.deepEqual(
+        got.map((r) => `${r.method} ${r.host}`),
+        ['POST postback.iqm.com'],
+        'the stand-in recorded the real target',
+      );
+      // The same header naming another host is the virtual-host trick: refused, nothing sent.
+      const routed: Destination = {
+        ...webhook,
+        actions: [
+          {
+            action: 'send',
+            when: 'type = "track"',
+            mapping: {
+              url: 'https://hooks.example.test/hook',
+              method: 'POST',
+              headers: { Host: 'metadata.google.internal' },
+              data: { '@path': '$.properties' },
+            },
+          },
+        ],
+      };
+      const refused = (await forwardPush(pushOf(event('x'), 'hook'), catalogDeps(routed, local).deps))
+        .entries[0]?.row;
+      assert.equal(refused?.status, 'rejected', JSON.stringify(refused));
+      assert.match(refused?.reason ?? '', /egress refused: header host is set by the sender/i);
+      assert.equal(capture.captured().length, before + 1, 'nothing more reached the stand-in');
+    } finally {
+      await capture.close();
+    }
+  });
+
   it('a refusal is not silence: refused calls never hold the destination back, its next event delivers (#75)', async () => {
     const breaker = new Breaker();
     const limiter = new ConcurrencyLimiter();

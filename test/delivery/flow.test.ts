@@ -6,11 +6,11 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createDeliveriesPublisher } from '../../adapters/deliveries-publisher.ts';
+import { createDeliveriesPublisher, deliveriesRoute } from '../../adapters/deliveries-publisher.ts';
 import { createLedgerBigQueryWriter, createLedgerWriter } from '../../adapters/ledger-writer.ts';
 import { replayDestinationSlice } from '../../cli/commands/replay-destination.ts';
 import type { LedgerRow } from '../../core/delivery/ledger.ts';
-import { deadLetterTopicName, forwardSubscriptionName } from '../../core/plan.ts';
+import { deadLetterTopicName, deliveriesTopology, forwardSubscriptionName } from '../../core/plan.ts';
 import { REPO_ROOT } from '../../local/settings-file.ts';
 import { runCliOn, type Stack, startStack, testSettings, waitFor } from './support/stack.ts';
 
@@ -201,7 +201,10 @@ describe('delivery flow (emulators, functions, receiver)', function () {
     await waitFor('first delivery', async () =>
       statuses(await stack.ledger(id)).includes('delivered') ? true : undefined,
     );
-    const publisher = createDeliveriesPublisher(stack.pubsub);
+    const publisher = createDeliveriesPublisher(
+      stack.pubsub,
+      deliveriesRoute(deliveriesTopology(stack.settings)),
+    );
     const ledger = createLedgerWriter(createLedgerBigQueryWriter(stack.bigquery, stack.plan.dataset));
     try {
       const query = async (sql: string, params: Record<string, unknown>) =>
@@ -238,7 +241,10 @@ describe('delivery flow (emulators, functions, receiver)', function () {
     const ids = stack.receiver.received('hook').filter((r) => r.eventId === id && r.status === 200);
     assert.equal(ids.length, 1);
     // `--force` (a changed mapping) sends it again, and the delivered row says why.
-    const publisher2 = createDeliveriesPublisher(stack.pubsub);
+    const publisher2 = createDeliveriesPublisher(
+      stack.pubsub,
+      deliveriesRoute(deliveriesTopology(stack.settings)),
+    );
     try {
       const report = await replayDestinationSlice({
         settings: stack.settings,

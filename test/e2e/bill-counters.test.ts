@@ -6,17 +6,26 @@
  * - Firestore documents written, from the Firestore emulator's write log (each committed write is
  *   one record there, as each is one billed write on Firestore): `identities` and `sends` against
  *   `claimCounts` with no retry share (the run has no retry, copy or replay);
- * - Pub/Sub messages published on `deliveries`, counted on a subscription of our own made before
- *   the events, and the subscriptions that bill each of them, against the delivered rows and
- *   `pubsubBytesPerEvent`'s `filtered` topology;
+ * - Pub/Sub messages published on each destination's `deliveries-<id>` topic, counted on a
+ *   subscription of our own on each made before the events, and the subscriptions that bill each
+ *   of them (exactly one a topic), against the delivered rows and `pubsubBytesPerEvent` with the
+ *   topology the bill reads off the plan (`pubsubTopologyOf`: a topic per destination);
  * - BigQuery queries run by `store` and `forward`: none, as the bill has none on the event path.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BigQuery } from '@google-cloud/bigquery';
-import { CLAIM_RETRY_SHARE, claimCounts, pubsubBytesPerEvent } from '../../core/deploy/bill.ts';
+import {
+  CLAIM_RETRY_SHARE,
+  claimCounts,
+  pubsubBytesPerEvent,
+  pubsubTopologyOf,
+} from '../../core/deploy/bill.ts';
 import { PRICES } from '../../core/deploy/cost.ts';
+import { plan } from '../../core/plan.ts';
 import { readLog } from '../../emulators/common/append-log.ts';
+import type { Settings } from '../../schemas/settings.ts';
 import type { StartedLocal } from '../support/local-start.ts';
 import { localBigQuery, postViewContent, startLocalCli, stopLocal } from '../support/local-start.ts';
 import { until } from '../support/until.ts';
@@ -61,14 +70,24 @@ describe('end to end: the operations the bill prices are the ones the twins saw'
   };
 
   it('writes the claim documents and publishes the delivery messages the bill counts, and runs no query', async () => {
-    // A subscription of our own on `deliveries`, made before any event: it sees every message.
-    const counter = `bill-counter-${run}`;
-    const made = await fetch(`${pubsub()}/subscriptions/${counter}`, {
-      method: 'PUT',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ topic: 'projects/local-project/topics/deliveries', ackDeadlineSeconds: 60 }),
-    });
-    assert.equal(made.status, 200, await made.clone().text());
+    // The local environment's plan, as `eventbus start` provisioned it.
+    const settings = JSON.parse(
+      readFileSync(join(local?.dataDir ?? '', 'settings.json'), 'utf8'),
+    ) as Settings;
+    const p = plan(settings);
+    assert.equal(pubsubTopologyOf(p), 'topic-per-destination', 'the bill prices a topic per destination');
+    const topics = [...new Set(p.destinations.map((d) => d.topic))];
+    assert.equal(topics.length, p.destinations.length, 'a topic per destination');
+    // A subscription of our own on each deliveries topic, made before any event: it sees every message.
+    const counters = topics.map((topic) => ({ topic, counter: `bill-counter-${run}-${topic}` }));
+    for (const { topic, counter } of counters) {
+      const made = await fetch(`${pubsub()}/subscriptions/${counter}`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ topic: `projects/local-project/topics/${topic}`, ackDeadlineSeconds: 60 }),
+      });
+      assert.equal(made.status, 200, await made.clone().text());
+    }
     const before = firestoreWrites();
 
     const ids = Array.from({ length: EVENTS }, (_, i) => `bill-${run}-${i}`);
@@ -107,29 +126,38 @@ describe('end to end: the operations the bill prices are the ones the twins saw'
     assert.equal(written('identities'), EVENTS);
     assert.equal(written('sends'), deliveries);
 
-    // Pub/Sub: one `deliveries` message a delivery, billed by every destination's subscription.
+    // Pub/Sub: one message a delivery on its destination's topic, billed by that topic's one subscription.
     let published = 0;
-    for (;;) {
-      const pulled = await fetch(`${pubsub()}/subscriptions/${counter}:pull`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ maxMessages: 1000, returnImmediately: true }),
-      });
-      assert.equal(pulled.status, 200, await pulled.clone().text());
-      const got =
-        ((await pulled.json()) as { receivedMessages?: { ackId: string }[] }).receivedMessages ?? [];
-      if (got.length === 0) break;
-      published += got.length;
-      await fetch(`${pubsub()}/subscriptions/${counter}:acknowledge`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ ackIds: got.map((m) => m.ackId) }),
-      });
-    }
+    for (const { counter } of counters)
+      for (;;) {
+        const pulled = await fetch(`${pubsub()}/subscriptions/${counter}:pull`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ maxMessages: 1000, returnImmediately: true }),
+        });
+        assert.equal(pulled.status, 200, await pulled.clone().text());
+        const got =
+          ((await pulled.json()) as { receivedMessages?: { ackId: string }[] }).receivedMessages ?? [];
+        if (got.length === 0) break;
+        published += got.length;
+        await fetch(`${pubsub()}/subscriptions/${counter}:acknowledge`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ ackIds: got.map((m) => m.ackId) }),
+        });
+      }
     assert.equal(published, deliveries, 'one deliveries message per delivery');
-    const listed = await fetch(`${pubsub()}/topics/deliveries/subscriptions`);
-    const names = ((await listed.json()) as { subscriptions?: string[] }).subscriptions ?? [];
-    const billing = names.filter((n) => !n.endsWith(`/${counter}`)).length;
+    // Each destination's topic has one subscription besides ours: each message is billed once.
+    let billing = 0;
+    for (const { topic, counter } of counters) {
+      const listed = await fetch(`${pubsub()}/topics/${topic}/subscriptions`);
+      const names = ((await listed.json()) as { subscriptions?: string[] }).subscriptions ?? [];
+      const others = names.filter((n) => !n.endsWith(`/${counter}`));
+      assert.equal(others.length, 1, `${topic}: ${others.join(', ')}`);
+      billing = Math.max(billing, others.length);
+    }
+    // No shared topic beside them, whose subscriptions would bill every message again.
+    assert.equal((await fetch(`${pubsub()}/topics/deliveries`)).status, 404);
     // The bill's Pub/Sub bytes an event, at these counts and no retry share, are what the twin saw:
     // the event published and pushed, each delivery published and delivered to every subscription.
     const shape = {
@@ -140,8 +168,9 @@ describe('end to end: the operations the bill prices are the ones the twins saw'
     const seen = (2 + perEvent * (1 + billing)) * PRICES.pubsubMinimumBytes;
     const retried = perEvent * CLAIM_RETRY_SHARE * PRICES.pubsubMinimumBytes;
     assert.ok(
-      Math.abs(pubsubBytesPerEvent('filtered', shape, billing) - retried - seen) < 1e-6,
-      `${billing} subscriptions on deliveries`,
+      Math.abs(pubsubBytesPerEvent(pubsubTopologyOf(p), shape, p.destinations.length) - retried - seen) <
+        1e-6,
+      `${billing} subscription a deliveries topic`,
     );
 
     // BigQuery: no job run by store or forward (the bill prices no query on the event path).

@@ -227,14 +227,18 @@ describe('end to end: consent from one resolver, a browser through the local env
       1000,
     );
 
-  /** What GA4's stand-in received from the event's browser (found by its client id): every request. */
+  /**
+   * What GA4's stand-in received from the event's browser (found by its client id: the `_ga` one
+   * the gateway filled where storage is granted, else the anonymous id): every request.
+   */
   async function ga4Received(eventId: string): Promise<Record<string, unknown>[]> {
     const [rows] = await bigquery.query({
-      query: 'SELECT anonymous_id FROM events.events WHERE event_id = @id',
+      query: 'SELECT anonymous_id, campaign.ga_client_id AS ga FROM events.events WHERE event_id = @id',
       params: { id: eventId },
     });
-    const anonymous = (rows as { anonymous_id: string }[])[0]?.anonymous_id;
-    assert.ok(anonymous, `${eventId} has an anonymous id`);
+    const row = (rows as { anonymous_id: string; ga: string | null }[])[0];
+    const anonymous = row?.ga ?? row?.anonymous_id;
+    assert.ok(anonymous, `${eventId} has a client id`);
     return until('GA4’s stand-in to list the request', async () => {
       const res = await fetch(`http://127.0.0.1:${ports['receiver']}/received.json`);
       const list = ((await res.json()) as { received: Received[] }).received;

@@ -14,6 +14,7 @@ import { createServer as createTcpServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { pseudonymousId } from '../../core/linkage/transforms.ts';
 import { freePort } from '../../local/ports.ts';
 import { DEFAULT_PORTS } from '../../local/services.ts';
 import { launchChromium } from '../support/chromium.ts';
@@ -299,8 +300,13 @@ describe('end to end: the first hour, as the README says, beside another environ
         async () => {
           const res = await fetch(`http://127.0.0.1:${port('receiver')}/received.json`);
           const list = (await res.json()) as { received: { destination: string; body: unknown }[] };
+          // GA4's client id: the `_ga` one the gateway derives from the tag's id (storage granted,
+          // no gtag.js on the page), else the tag's id itself (docs/browser.md, "Ids the server sets").
+          const ids = [anonymous, pseudonymousId(anonymous)];
           return list.received.some(
-            (r) => r.destination === 'ga4' && JSON.stringify(r.body).includes(`"client_id":"${anonymous}"`),
+            (r) =>
+              r.destination === 'ga4' &&
+              ids.some((id) => JSON.stringify(r.body).includes(`"client_id":"${id}"`)),
           )
             ? true
             : undefined;

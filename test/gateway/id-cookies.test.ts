@@ -107,11 +107,24 @@ describe('gateway: ids set in a page batch’s answer', () => {
     assert.equal(cookieDomainOf(baseSettings()), undefined);
   });
 
-  it('never sets _ga, which would join nothing GA4 is sent (#96)', () => {
+  it('sets _ga only with a GA4 destination, from the client id the events carry (#96)', () => {
     const ga4 = baseSettings({
       gateway: { cookie_domain: 'shop.example' },
       destinations: [{ id: 'ga', type: 'ga4_mp', consent: ['analytics'] } as never],
     });
+    const withId = { ...ALL, campaign: { ga_client_id: '123.456' } };
+    assert.deepEqual(names(lines(site, on('shop.example'), withId)), ['eventbus_anonymous_id', '_fbp']);
+    const set = lines(ga4, on('shop.example'), withId);
+    assert.deepEqual(names(set), ['eventbus_anonymous_id', '_fbp', '_ga']);
+    assert.equal(set[2]?.split(';')[0], '_ga=GA1.1.123.456');
+    // The page's own _ga holding that id is re-affirmed as it is (gtag's index kept).
+    const gtag = on('shop.example', { cookie: '_ga=GA1.2.123.456' });
+    assert.equal(lines(ga4, gtag, withId)[2]?.split(';')[0], '_ga=GA1.2.123.456');
+    // Storage alone decides it: ads refused keeps _ga; no id in the events and none on the page sets none.
+    assert.deepEqual(
+      names(lines(ga4, on('shop.example'), { ...withId, consent: { analytics: 'granted' } })),
+      ['eventbus_anonymous_id', '_ga'],
+    );
     assert.deepEqual(names(lines(ga4, on('shop.example'), ALL)), ['eventbus_anonymous_id', '_fbp']);
   });
 

@@ -12,9 +12,12 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Cookie, Response } from 'playwright-core';
+import type { StoredEvent } from '../../core/event.ts';
+import { gaClientIdOf } from '../../core/platforms/ga4/client-id.ts';
 import { issueKey } from '../../gateway/credentials.ts';
 import { ID_COOKIE_SECONDS } from '../../gateway/id-cookies.ts';
 import { launchChromium } from '../support/chromium.ts';
+import { GA4_DESTINATION, ga4ClientId } from '../support/ga4-client-id.ts';
 import { forwardTo } from '../support/proxy.ts';
 import { baseSettings, FakePublisher, startTestGateway, type TestGateway } from './support.ts';
 
@@ -38,6 +41,10 @@ describe('gateway: ids set in the answer to the tag’s batch', function () {
   const pub = new FakePublisher();
   /** Behind the proxy: origin_path and cookie_domain set. */
   let edge: TestGateway;
+  /** The same with a GA4 destination (its `_ga`), which the proxy forwards to when `toGa4`. */
+  let ga4Edge: TestGateway;
+  let ga4Key = '';
+  let toGa4 = false;
   /** The plain local environment: nothing set. */
   let plain: TestGateway;
   let proxy: Server;
@@ -55,12 +62,12 @@ describe('gateway: ids set in the answer to the tag’s batch', function () {
     proxy = createServer((req, res) => {
       if (!req.url?.startsWith('/_eb/')) {
         res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-        res.end(page(head, '/_eb/v1/tag.js', siteKey, attrs));
+        res.end(page(head, '/_eb/v1/tag.js', toGa4 ? ga4Key : siteKey, attrs));
         return;
       }
       forwarded.push(`${req.method} ${req.url.split('?')[0]}`);
       // As a CDN or load balancer rule does: the path unchanged, the visitor's address appended.
-      forwardTo(edge.port, req, res, {
+      forwardTo((toGa4 ? ga4Edge : edge).port, req, res, {
         ...req.headers,
         'x-forwarded-for': req.socket.remoteAddress ?? '',
         'x-forwarded-proto': 'http',
@@ -75,6 +82,14 @@ describe('gateway: ids set in the answer to the tag’s batch', function () {
         gateway: { origin_path: '/_eb', cookie_domain: 'shop.test' },
       }),
     });
+    ga4Edge = await startTestGateway({
+      publisher: pub,
+      settings: baseSettings({
+        producers: { origins: [site] },
+        gateway: { origin_path: '/_eb', cookie_domain: 'shop.test' },
+        destinations: [GA4_DESTINATION],
+      }),
+    });
     plain = await startTestGateway({
       publisher: pub,
       settings: baseSettings({ producers: { origins: [] } }),
@@ -85,11 +100,13 @@ describe('gateway: ids set in the answer to the tag’s batch', function () {
         return { set: r.set, result: r.secret };
       });
     siteKey = await keyFor(edge, site);
+    ga4Key = await keyFor(ga4Edge, site);
     plainKey = await keyFor(plain, plain.url);
   });
   after(async () => {
     await browser?.close();
     await edge?.close();
+    await ga4Edge?.close();
     await plain?.close();
     await new Promise((r) => (proxy ? proxy.close(r) : r(undefined)));
   });
@@ -98,6 +115,7 @@ describe('gateway: ids set in the answer to the tag’s batch', function () {
     forwarded.length = 0;
     head = '';
     attrs = '';
+    toGa4 = false;
   });
 
   const events = () =>
@@ -187,6 +205,55 @@ describe('gateway: ids set in the answer to the tag’s batch', function () {
     assert.equal(named(two.setCookies, '_fbp')?.split(';')[0], `_fbp=${fbp}`);
     await first.close();
     await second.close();
+  });
+
+  it('with a GA4 destination: GA4’s client_id is the _ga cookie’s id, whether the answer set it or a gtag-like script did first (#96)', async () => {
+    toGa4 = true;
+    head = GRANTED;
+    // (a) No _ga on the page: the answer sets one, and the events carry its id.
+    const ours = await browser!.newContext();
+    const a = await visit(ours, `${site}/`);
+    assert.equal(a.answer.status(), 200);
+    const cookie = (await ours.cookies()).find((c) => c.name === '_ga');
+    assert.equal(cookie?.domain, '.shop.test');
+    assert.ok(serverLifetime(cookie), `_ga lives 400 days: ${cookie?.expires}`);
+    const id = gaClientIdOf(cookie?.value);
+    assert.ok(id, `a _ga in gtag's format: ${cookie?.value}`);
+    const seen = await a.tab.evaluate(() => document.cookie);
+    assert.match(
+      seen,
+      new RegExp(`(^|; )_ga=GA1\\.1\\.${id.replace('.', '\\.')}(;|$)`),
+      'gtag.js on the page reads it',
+    );
+    assert.ok(events().length > 0);
+    for (const e of events() as unknown as StoredEvent[]) {
+      assert.equal(e.campaign?.ga_client_id, id);
+      assert.equal(ga4ClientId(e), id, 'GA4 is sent the cookie’s id');
+      assert.notEqual(e.anonymous_id, id, 'the anonymous id stays ours');
+    }
+    await a.tab.evaluate(() => {
+      document.body.innerText = `${location.href}\ndocument.cookie: ${document.cookie}`;
+    });
+    await a.tab.screenshot({ path: '/tmp/tag-ids-ga.png' });
+    await ours.close();
+
+    // (b) A gtag-like script wrote _ga before the tag's first batch: that id is sent, and kept.
+    pub.calls.length = 0;
+    const GTAG = 'GA1.1.1874934510.1700000001';
+    head = `document.cookie = '_ga=${GTAG}; path=/; domain=shop.test; max-age=63072000';\n${GRANTED}`;
+    const theirs = await browser!.newContext();
+    const b = await visit(theirs, `${site}/`);
+    assert.equal(b.answer.status(), 200);
+    assert.equal(named(b.setCookies, '_ga')?.split(';')[0], `_ga=${GTAG}`, 're-affirmed as it is');
+    assert.deepEqual(
+      (await theirs.cookies()).filter((c) => c.name === '_ga').map((c) => c.value),
+      [GTAG],
+      'one _ga, not two',
+    );
+    assert.ok(events().length > 0);
+    for (const e of events() as unknown as StoredEvent[])
+      assert.equal(ga4ClientId(e), '1874934510.1700000001', 'GA4 is sent gtag’s client id');
+    await theirs.close();
   });
 
   it('on the plain local environment (the page on the gateway’s own origin): a host-only id cookie of the same lifetime', async () => {

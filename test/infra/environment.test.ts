@@ -348,7 +348,7 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
     );
   });
 
-  it('grants publish on topics only: gateway and producers on events topics, store on deliveries', () => {
+  it('grants publish on topics only: gateway and producers on events topics, store on each deliveries topic', () => {
     const publishers = byType(T.topicMember).filter(
       (m) => !String(m.inputs['member']).includes('gcp-sa-pubsub'),
     );
@@ -362,7 +362,10 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
       .map((t) => t.name)
       .sort();
     assert.deepEqual(grants(`serviceAccount:${sa('gateway')}`), eventTopics);
-    assert.deepEqual(grants(`serviceAccount:${sa('store')}`), ['deliveries']);
+    assert.deepEqual(
+      grants(`serviceAccount:${sa('store')}`),
+      config.plan.destinations.map((d) => `deliveries-${d.id}`).sort(),
+    );
     for (const p of config.settings.producers!.principals!) assert.deepEqual(grants(p), eventTopics);
     assert.deepEqual(grants(`serviceAccount:${sa('forward')}`), []);
     assert.ok(publishers.every((m) => m.inputs['role'] === 'roles/pubsub.publisher'));

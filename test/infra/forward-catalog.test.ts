@@ -26,6 +26,7 @@ const T = {
   function: 'gcp:cloudfunctionsv2/function:Function',
   account: 'gcp:serviceaccount/account:Account',
   subscription: 'gcp:pubsub/subscription:Subscription',
+  topic: 'gcp:pubsub/topic:Topic',
   object: 'gcp:storage/bucketObject:BucketObject',
   invoker: 'gcp:cloudrunv2/serviceIamMember:ServiceIamMember',
   exclusion: 'gcp:logging/projectExclusion:ProjectExclusion',
@@ -87,7 +88,7 @@ describe('infra: forward-catalog, the catalogue destinations’ function (issue 
       new Map(ofType(r, T.subscription).map((d) => [String(d.inputs['name']), d.inputs]));
     const catalog = subs(after);
     const forward = subs(asWebhook);
-    for (const name of ['deliveries-klaviyo', 'deliveries-klaviyo-dead-letter-ledger']) {
+    for (const name of ['deliveries-klaviyo-push', 'deliveries-klaviyo-dead-letter-ledger']) {
       const got = catalog.get(name);
       const usual = forward.get(name);
       assert.ok(got && usual, name);
@@ -98,10 +99,17 @@ describe('infra: forward-catalog, the catalogue destinations’ function (issue 
       assert.deepEqual(restCatalog, restForward, `${name}: only the endpoint differs`);
       assert.equal(a.oidcToken.serviceAccountEmail, b.oidcToken.serviceAccountEmail);
     }
-    assert.equal(catalog.get('deliveries-klaviyo')?.['filter'], 'attributes.destination = "klaviyo"');
+    assert.equal(
+      catalog.get('deliveries-klaviyo-push')?.['topic'],
+      `projects/${PROJECT}/topics/deliveries-klaviyo`,
+    );
     // The other destinations stay on forward.
     for (const id of ['meta', 'ga4', 'crm'])
-      assert.equal(catalog.get(`deliveries-${id}`)?.['pushConfig'].pushEndpoint, uri('forward-function'), id);
+      assert.equal(
+        catalog.get(`deliveries-${id}-push`)?.['pushConfig'].pushEndpoint,
+        uri('forward-function'),
+        id,
+      );
   });
 
   it('can do what its code calls and no more: its destinations’ secrets, not forward’s, and forward not its', async () => {
@@ -194,7 +202,8 @@ describe('infra: forward-catalog, the catalogue destinations’ function (issue 
     );
     for (const wanted of [
       `${T.function}::acme-prod-function-${CATALOG_FUNCTION}`,
-      `${T.subscription}::acme-prod-sub-deliveries-klaviyo`,
+      `${T.topic}::acme-prod-topic-deliveries-klaviyo`,
+      `${T.subscription}::acme-prod-sub-deliveries-klaviyo-push`,
       `${T.subscription}::acme-prod-sub-deliveries-klaviyo-dead-letter-ledger`,
     ])
       assert.ok(now.has(wanted) && !old.has(wanted), `${wanted} is created`);

@@ -93,8 +93,10 @@ describe('infra: messaging (topics, subscriptions, dead-letter IAM)', () => {
       config.plan.destinations.length + config.plan.gateway.topics.length,
       'one dead-letter ledger subscription per destination and per events topic',
     );
-    const meta = subs.get('deliveries-meta');
-    assert.equal(meta?.['filter'], 'attributes.destination = "meta"');
+    // A topic per destination: its one subscription takes every message, unfiltered.
+    const meta = subs.get('deliveries-meta-push');
+    assert.equal(meta?.['filter'], undefined);
+    assert.equal(meta?.['topic'], 'projects/acme-outdoor-prod/topics/deliveries-meta');
   });
 
   it('keeps dead-letter backlogs 31 days, pulled, never expiring', () => {

@@ -80,6 +80,7 @@ describe('infra: who may do what (docs/deploy.md) equals the declared IAM bindin
         const topic = plan.topics.find((t) => t.name === last(i['topic']));
         if (topic?.kind === 'events') return 'events topics';
         if (topic?.kind === 'dead_letter' || topic?.kind === 'poison') return 'each dead-letter topic';
+        if (topic?.kind === 'deliveries' && topic.destination) return "each destination's deliveries topic";
         return `topic ${last(i['topic'])}`;
       }
       case 'gcp:pubsub/subscriptionIAMMember:SubscriptionIAMMember': {

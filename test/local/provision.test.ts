@@ -94,8 +94,10 @@ suite('pubsub', pubsubEmulator, async (env) => {
       topics.map((t) => t.name.split('/').pop()).sort(),
       expected.topics.map((t) => t.name).sort(),
     );
-    const [meta] = await pubsub.subscription('deliveries-webhook').getMetadata();
-    assert.equal(meta.filter, 'attributes.destination = "webhook"');
+    const [meta] = await pubsub.subscription('deliveries-webhook-push').getMetadata();
+    // The destination's own topic: no filter, every message its.
+    assert.equal(meta.topic, `projects/${settings.project}/topics/deliveries-webhook`);
+    assert.equal(meta.filter, '');
     assert.equal(meta.pushConfig?.pushEndpoint, `http://127.0.0.1:${env.ports.forward}/`);
     assert.equal(
       meta.deadLetterPolicy?.deadLetterTopic,

@@ -85,7 +85,7 @@ const push = (server: FrameworkServer, id: string, destination: string, ageMs = 
   postPush(server.url, {
     ...deliveryMessage(event(id, ageMs), destination),
     messageId: `m-${id}`,
-    subscription: `projects/${PROJECT}/subscriptions/deliveries-${destination}`,
+    subscription: `projects/${PROJECT}/subscriptions/deliveries-${destination}-push`,
   });
 
 describe('local: delivery metrics through the OTLP exporter to the receiver', function () {

@@ -161,6 +161,8 @@ describe('erasure at the platforms (schedule function, GA4, Data Manager and Met
     assert.deepEqual(
       notices.map((n) => [n.platform, n.target, n.status]),
       [
+        // By the user id, the anonymous id, the _ga id the gateway derives from it, the user id's stand-in.
+        ['ga4_mp', 'ga', 'sent'],
         ['ga4_mp', 'ga', 'sent'],
         ['ga4_mp', 'ga', 'sent'],
         ['ga4_mp', 'ga', 'sent'],
@@ -172,25 +174,25 @@ describe('erasure at the platforms (schedule function, GA4, Data Manager and Met
       ],
     );
     assert.match(
-      notices[6]?.detail ?? '',
+      notices[7]?.detail ?? '',
       /posted the person's rows to connection ads .*erase the person there/,
     );
-    for (const n of notices.slice(0, 3))
+    for (const n of notices.slice(0, 4))
       assert.match(n.detail, /deletion: deletionRequestTime \d{4}-\d\d-\d\dT/);
-    assert.match(notices[3]?.detail ?? '', /^removal of 2 identifier\(s\): requestId \S+$/);
-    assert.match(notices[4]?.detail ?? '', /^removal of 2 identifier\(s\): num_received 2$/);
-    assert.match(notices[5]?.detail ?? '', /no API to delete/);
+    assert.match(notices[4]?.detail ?? '', /^removal of 2 identifier\(s\): requestId \S+$/);
+    assert.match(notices[5]?.detail ?? '', /^removal of 2 identifier\(s\): num_received 2$/);
+    assert.match(notices[6]?.detail ?? '', /no API to delete/);
     for (const n of notices) assert.ok(!Number.isNaN(Date.parse(n.at)), n.at);
 
     // GA4: one valid submitUserDeletion per id, with the function's own token.
     const deletions = ga4.received.slice(since.ga4);
     assert.deepEqual(
       deletions.map((r) => [r.method, r.path, r.status, r.problems]),
-      Array(3).fill(['POST', '/v1alpha/properties/123456:submitUserDeletion', 200, []]),
+      Array(4).fill(['POST', '/v1alpha/properties/123456:submitUserDeletion', 200, []]),
     );
     assert.deepEqual(
       deletions.map((r) => Object.keys(r.body as object)),
-      [['userId'], ['clientId'], ['clientId']],
+      [['userId'], ['clientId'], ['clientId'], ['clientId']],
     );
     // Customer Match: the list no longer holds the person.
     assert.deepEqual(ads.members('5550001'), []);
@@ -229,7 +231,7 @@ describe('erasure at the platforms (schedule function, GA4, Data Manager and Met
       failed[0]?.detail,
       'user id deletion: HTTP 403 PERMISSION_DENIED: User does not have sufficient permissions for this property.',
     );
-    assert.equal(notices.filter((n) => n.status === 'sent').length, 4);
+    assert.equal(notices.filter((n) => n.status === 'sent').length, 5);
   });
 
   it('asks only the audience syncs whose state holds the person, with every identifier the member was added with (#75)', async () => {
@@ -330,11 +332,12 @@ describe('erasure at the platforms (schedule function, GA4, Data Manager and Met
         ['ga4_mp', 'failed'],
         ['ga4_mp', 'failed'],
         ['ga4_mp', 'failed'],
+        ['ga4_mp', 'failed'],
         ['meta_audience', 'failed'],
       ],
     );
     assert.match(notices[0]?.detail ?? '', /network error/);
-    assert.match(notices[3]?.detail ?? '', /secret GONE has no value/);
+    assert.match(notices[4]?.detail ?? '', /secret GONE has no value/);
 
     const noTokens = await createPlatformErasure({
       settings: unreachable,
@@ -350,11 +353,12 @@ describe('erasure at the platforms (schedule function, GA4, Data Manager and Met
         ['ga4_mp', 'failed'],
         ['ga4_mp', 'failed'],
         ['ga4_mp', 'failed'],
+        ['ga4_mp', 'failed'],
         ['syncs', 'failed'],
       ],
     );
     assert.match(noTokens[0]?.detail ?? '', /no OAuth token source/);
-    assert.match(noTokens[3]?.detail ?? '', /registry unavailable/);
+    assert.match(noTokens[4]?.detail ?? '', /registry unavailable/);
   });
 });
 

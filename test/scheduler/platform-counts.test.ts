@@ -28,7 +28,12 @@ import {
   platformCountsJob,
 } from '../../functions/schedule/platform-counts.ts';
 import type { ChunkResult } from '../../functions/schedule/runner.ts';
-import { type PlatformReceiver, startGa4Receiver, startMetaReceiver } from '../../local/platforms/index.ts';
+import {
+  type PlatformReceiver,
+  startGa4Receiver,
+  startGoogleAdsReceiver,
+  startMetaReceiver,
+} from '../../local/platforms/index.ts';
 import { emulatorBigQuery, provision } from '../../local/provision.ts';
 import type { Destination, Settings } from '../../schemas/settings.ts';
 import { testSettings } from '../storage/support.ts';
@@ -37,6 +42,7 @@ import { firstChunk } from '../support/chunk-context.ts';
 const META_TOKEN = 'EAAcounts';
 const GA4_TOKEN = 'ya29.counts';
 const PIXEL = '123456789012345';
+const DEV_TOKEN = 'dev-token-counts';
 
 describe('scheduler: the platforms’ own counts become platform_counts rows', function () {
   this.timeout(60_000);
@@ -45,6 +51,7 @@ describe('scheduler: the platforms’ own counts become platform_counts rows', f
   let bigquery: BigQuery;
   let meta: PlatformReceiver;
   let ga4: PlatformReceiver;
+  let ads: PlatformReceiver;
   let settings: Settings;
   let dataset: string;
   const now = new Date();
@@ -57,6 +64,7 @@ describe('scheduler: the platforms’ own counts become platform_counts rows', f
     emu = await startBigQueryEmulator({ port: 0, dataDir: dir });
     meta = await startMetaReceiver({ accessToken: META_TOKEN, countShortfall: 0.1 });
     ga4 = await startGa4Receiver({ accessToken: GA4_TOKEN, countShortfall: 0.1 });
+    ads = await startGoogleAdsReceiver({ accessToken: GA4_TOKEN, countShortfall: 0.1 });
     const metaDest = (over: Partial<Destination> = {}): Destination => ({
       id: 'meta',
       type: 'meta_capi',
@@ -84,6 +92,14 @@ describe('scheduler: the platforms’ own counts become platform_counts rows', f
           base_url: ga4.url,
           config: { measurement_id: 'G-TEST', counts: true },
           secrets: { api_secret: 'GA4_SECRET' },
+        },
+        {
+          id: 'ads',
+          type: 'google_ads',
+          base_url: ads.url,
+          config: { operating_account_id: '1234567890', counts: true },
+          secrets: { developer_token: 'DEV_TOKEN' },
+          mappings: { purchase: { event: '111' } },
         },
       ],
     });
@@ -121,10 +137,32 @@ describe('scheduler: the platforms’ own counts become platform_counts rows', f
       });
       assert.equal(r.status, 204);
     }
+    // Twenty conversions uploaded to Google Ads' conversion action 111.
+    const uploaded = await fetch(`${ads.url}/v1/events:ingest`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${GA4_TOKEN}` },
+      body: JSON.stringify({
+        destinations: [
+          {
+            operatingAccount: { accountType: 'GOOGLE_ADS', accountId: '1234567890' },
+            productDestinationId: '111',
+            reference: '111',
+          },
+        ],
+        events: Array.from({ length: 20 }, (_, i) => ({
+          destinationReferences: ['111'],
+          transactionId: `o${i}`,
+          eventTimestamp: now.toISOString(),
+          adIdentifiers: { gclid: `g${i}` },
+        })),
+      }),
+    });
+    assert.equal(uploaded.status, 200, await uploaded.text());
   });
   after(async () => {
     await meta?.close();
     await ga4?.close();
+    await ads?.close();
     await emu?.close();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -135,7 +173,7 @@ describe('scheduler: the platforms’ own counts become platform_counts rows', f
     const insert = bigQueryInsertAll(bigquery, dataset);
     const deps: PlatformCountsDeps = {
       settings,
-      secret: async (name) => ({ META_TOKEN, OTHER: 'wrong' })[name],
+      secret: async (name) => ({ META_TOKEN, OTHER: 'wrong', DEV_TOKEN })[name],
       accessToken: async (credentials, scope) => {
         asked.push(`${credentials}|${scope}`);
         return GA4_TOKEN;
@@ -162,7 +200,7 @@ describe('scheduler: the platforms’ own counts become platform_counts rows', f
     const scheduled = await job([]).scheduled(now);
     assert.deepEqual(
       scheduled.map((s) => s.name),
-      ['meta', 'meta-bad-token', 'meta-no-secret', 'ga4', 'ga4-no-property'],
+      ['meta', 'meta-bad-token', 'meta-no-secret', 'ga4', 'ga4-no-property', 'ads'],
     );
   });
 
@@ -180,6 +218,18 @@ describe('scheduler: the platforms’ own counts become platform_counts rows', f
     // Meta's token travelled in the query, as Meta wants, and not into the log.
     assert.ok(meta.received.some((r) => r.path === `/v25.0/${PIXEL}/stats` && r.status === 200));
     assert.ok(!JSON.stringify(logged).includes(META_TOKEN));
+  });
+
+  it('writes Google Ads’ successful uploads of the day per conversion action, with the developer token', async () => {
+    await run([new URL(ads.url).origin], countsRunName('ads', day));
+    assert.deepEqual(await rows('ads'), [
+      [day, '111', 18, 'google ads offline_conversion_upload_conversion_action_summary v26'],
+    ]);
+    // The adwords scope, for the function's own account (the destination names no credentials).
+    assert.ok(asked.includes('|https://www.googleapis.com/auth/adwords'), asked.join());
+    const read = ads.received.find((r) => r.path === '/v26/customers/1234567890/googleAds:searchStream');
+    assert.equal(read?.status, 200);
+    assert.ok(!JSON.stringify(logged).includes(DEV_TOKEN));
   });
 
   it('a scheduled run reads yesterday and today; a retried chunk writes the same rows', async () => {
@@ -219,6 +269,7 @@ describe('scheduler: the platforms’ own counts become platform_counts rows', f
       ['meta-bad-token', allow],
       ['meta-no-secret', allow],
       ['ga4', []],
+      ['ads', [new URL(ads.url).origin]],
     ];
     for (const [id, gate] of runs) {
       const result = await run(gate, countsRunName(id, day), `${id}-outcome`);
@@ -254,6 +305,7 @@ describe('scheduler: the platforms’ own counts become platform_counts rows', f
     assert.match(by['tiktok'] ?? '', /^not read: the platform reports no counts to this service/);
     assert.match(by['hook'] ?? '', /^not read: the platform reports no counts: a webhook/);
     assert.match(by['meta-paused'] ?? '', /^not read: the destination is off/);
-    assert.equal(lines.length, 9);
+    assert.equal(by['ads'], `read: 18 counted on ${day}`);
+    assert.equal(lines.length, 10);
   });
 });

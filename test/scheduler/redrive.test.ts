@@ -6,10 +6,11 @@
  */
 import assert from 'node:assert/strict';
 import { pubSubPullSource } from '../../adapters/backlog.ts';
-import { createDeliveriesPublisher } from '../../adapters/deliveries-publisher.ts';
+import { createDeliveriesPublisher, deliveriesRoute } from '../../adapters/deliveries-publisher.ts';
 import { LEDGER_TABLE } from '../../adapters/ledger-writer.ts';
 import { LockStore } from '../../adapters/locks.ts';
 import type { LedgerRow } from '../../core/delivery/ledger.ts';
+import { deliveriesTopology } from '../../core/plan.ts';
 import type { RunMessage } from '../../core/scheduler/dispatch.ts';
 import { type Running, start as startStorage } from '../../emulators/storage/test/support/harness.ts';
 import { REDRIVE_KIND, redriveJob } from '../../functions/schedule/redrive.ts';
@@ -36,7 +37,10 @@ describe('scheduler: automatic re-drive of dead letters once a destination is he
     storage = await startStorage();
     const [bucket] = await storage.storage.createBucket('redrive-locks');
     const source = await pubSubPullSource(stack.pubsub, stack.settings.project);
-    const deliveries = createDeliveriesPublisher(stack.pubsub);
+    const deliveries = createDeliveriesPublisher(
+      stack.pubsub,
+      deliveriesRoute(deliveriesTopology(stack.settings)),
+    );
     deps = {
       locks: new LockStore(bucket),
       leaseMs: 60_000,

@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { pubSubPullSource } from '../../adapters/backlog.ts';
-import { createDeliveriesPublisher } from '../../adapters/deliveries-publisher.ts';
+import { createDeliveriesPublisher, deliveriesRoute } from '../../adapters/deliveries-publisher.ts';
 import { createLedgerBigQueryWriter, createLedgerWriter } from '../../adapters/ledger-writer.ts';
 import { LockStore } from '../../adapters/locks.ts';
 import { RegistryClient } from '../../adapters/registry.ts';
@@ -16,6 +16,7 @@ import { ReplayStore } from '../../adapters/replays.ts';
 import { sliceTableMaker } from '../../adapters/slice-table.ts';
 import { assertSingleSelect, plainValue } from '../../adapters/user-sql.ts';
 import type { LedgerRow } from '../../core/delivery/ledger.ts';
+import { deliveriesTopology } from '../../core/plan.ts';
 import type { RunMessage } from '../../core/scheduler/dispatch.ts';
 import type { Step } from '../../core/step.ts';
 import { type Running, start as startStorage } from '../../emulators/storage/test/support/harness.ts';
@@ -61,7 +62,10 @@ describe('scheduler: replays started from the console run chunk by chunk on the 
     storage = await startStorage();
     const [bucket] = await storage.storage.createBucket('replays-registry');
     const source = await pubSubPullSource(stack.pubsub, stack.settings.project);
-    const deliveries = createDeliveriesPublisher(stack.pubsub);
+    const deliveries = createDeliveriesPublisher(
+      stack.pubsub,
+      deliveriesRoute(deliveriesTopology(stack.settings)),
+    );
     const ledger = createLedgerWriter(createLedgerBigQueryWriter(stack.bigquery, stack.plan.dataset));
     const store = new ReplayStore(bucket);
     const bq = stack.bigquery;

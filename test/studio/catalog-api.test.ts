@@ -12,10 +12,12 @@ import { startStudio } from '../../studio/server.ts';
 import {
   destinationOf,
   idOf,
+  PRESETS,
   presetText,
   readField,
   secretName,
   startText,
+  suggestedAction,
   whenOf,
 } from '../../studio/web/catalog-form.ts';
 import { adminCall } from '../support/admin-call.ts';
@@ -99,6 +101,52 @@ describe('studio: the catalogue of Segment Action Destinations', function () {
     assert.equal(request?.url, 'https://a.klaviyo.com/api/events/');
     assert.equal(request?.headers['authorization'], 'Klaviyo-API-Key secret:api_key');
     assert.match(JSON.stringify(request?.body), /"name":"Order Completed"/);
+  });
+
+  it("writes Segment's presets as no actions, and Amplitude's purchase, with its revenue, either way (#95)", async () => {
+    const amplitude = catalogEntry('amplitude');
+    assert.ok(amplitude);
+    const values = {
+      id: 'amplitude',
+      slug: 'amplitude',
+      settings: { apiKey: 'amp-key', secretKey: 'amp-secret' },
+    };
+    const presets = destinationOf(
+      { ...values, action: PRESETS, when: '', fields: {} },
+      amplitude.authFields,
+      [],
+    );
+    assert.deepEqual(presets.problems, []);
+    assert.deepEqual(presets.destination, {
+      id: 'amplitude',
+      type: 'segment_action',
+      destination: 'amplitude',
+      secrets: { apiKey: 'amp-key', secretKey: 'amp-secret' },
+    });
+    // The one action suggested for the sample purchase is the preset's for Order Completed.
+    const suggested = suggestedAction(amplitude.actions, amplitude.presets);
+    assert.equal(suggested, 'logPurchase');
+    const one = destinationOf(
+      { ...values, action: suggested ?? '', when: '', fields: {} },
+      amplitude.authFields,
+      [],
+    );
+    const purchase = {
+      event_name: 'purchase',
+      event_id: 'evt_2',
+      user_id: 'u-1',
+      event_data: { value: 42.5, currency: 'EUR', transaction_id: 'T-1' },
+    };
+    for (const destination of [presets.destination, one.destination]) {
+      const r = await call('catalog-preview', { destination, event: purchase });
+      assert.equal(r.status, 200, JSON.stringify(r.json));
+      const [request] = r.json['requests'] as { body: { events: Json[] } }[];
+      // Amplitude counts revenue from the event's own `revenue` (logPurchase), not its properties.
+      assert.equal(request?.body.events[0]?.['revenue'], 42.5, JSON.stringify(request?.body));
+    }
+    // Klaviyo runs no presets (its only ones are Segment's warehouse audiences): one action.
+    const klaviyo = catalogEntry('klaviyo');
+    assert.equal(suggestedAction(klaviyo?.actions ?? [], klaviyo?.presets), 'trackEvent');
   });
 
   it('refuses a destination the settings check refuses, naming the field', async () => {

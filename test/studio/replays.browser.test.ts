@@ -13,10 +13,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PubSub } from '@google-cloud/pubsub';
 import { pubSubPullSource } from '../../adapters/backlog.ts';
-import { createDeliveriesPublisher, DELIVERIES_TOPIC } from '../../adapters/deliveries-publisher.ts';
+import { createDeliveriesPublisher, deliveriesRoute } from '../../adapters/deliveries-publisher.ts';
 import { LockStore } from '../../adapters/locks.ts';
 import { ReplayStore } from '../../adapters/replays.ts';
-import { backlogSubscriptionName, deadLetterTopicName, forwardSubscriptionName } from '../../core/plan.ts';
+import {
+  backlogSubscriptionName,
+  deadLetterTopicName,
+  deliveriesTopicName,
+  forwardSubscriptionName,
+} from '../../core/plan.ts';
 import type { RunMessage } from '../../core/scheduler/dispatch.ts';
 import { type PubSubEmulator, startPubSubEmulator } from '../../emulators/pubsub/server.ts';
 import { replayJob } from '../../functions/schedule/replays.ts';
@@ -44,7 +49,7 @@ describe('studio replays page in a browser', function () {
     pubsub = emulatorPubSub(PROJECT, `127.0.0.1:${emulator.port}`);
     const [dl] = await pubsub.createTopic(deadLetters);
     await dl.createSubscription(backlogSubscriptionName(deadLetters));
-    const [deliveries] = await pubsub.createTopic(DELIVERIES_TOPIC);
+    const [deliveries] = await pubsub.createTopic(deliveriesTopicName('hook', 'per_destination'));
     await deliveries.createSubscription('deliveries-watch');
   });
   after(async () => {
@@ -71,7 +76,7 @@ describe('studio replays page in a browser', function () {
         data: Buffer.from(JSON.stringify({ event_id: `dl-${i}`, event_name: 'purchase' })),
         attributes: { destination: 'hook', event_id: `dl-${i}`, event_name: 'purchase' },
       });
-    const deliveries = createDeliveriesPublisher(pubsub);
+    const deliveries = createDeliveriesPublisher(pubsub, deliveriesRoute('per_destination'));
     const source = await pubSubPullSource(pubsub, PROJECT);
     const store = new ReplayStore(ui.bucket());
     const deps: RunnerDeps = {
@@ -135,7 +140,7 @@ describe('studio replays page in a browser', function () {
     await row.getByText('5 read, 5 sent again, 0 skipped, 0 failed').waitFor();
     assert.match((await row.textContent()) ?? '', /finished/);
 
-    // Each dead letter went back on deliveries, marked replay.
+    // Each dead letter went back on the destination's deliveries topic, marked replay.
     const messages = await source.pull('deliveries-watch', 10);
     assert.deepEqual(messages.map((m) => m.message.attributes['event_id']).sort(), [
       'dl-1',

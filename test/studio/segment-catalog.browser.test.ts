@@ -3,9 +3,11 @@
  * Chromium: searching "klaviyo" finds it, its form (generated from the manifest: the API key as a
  * secret's name, trackEvent's fields with their presets) writes the `segment_action` settings
  * YAML, and the preview runs the action through the runtime with the studio's recording stand-in:
- * the POST to Klaviyo's events API with its key as `secret:api_key`, nothing sent. The page, with
- * the preview shown, passes the usability checks at 1280 and 390 px; screenshots go to $SCREENSHOTS
- * as segment-catalog-desktop.png and segment-catalog-phone.png.
+ * the POST to Klaviyo's events API with its key as `secret:api_key`, nothing sent. Amplitude opens
+ * on Segment's presets: the YAML names no actions, and the preview of a purchase runs its
+ * `logPurchase` preset with the revenue (issue #95; screenshot segment-catalog-presets.png). The
+ * page, with the preview shown, passes the usability checks at 1280 and 390 px; screenshots go to
+ * $SCREENSHOTS as segment-catalog-desktop.png and segment-catalog-phone.png.
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -93,6 +95,48 @@ describe('studio catalogue: Segment Action Destinations', function () {
     await page.getByLabel('Profile (required)').fill('');
     await page.getByRole('button', { name: 'Preview the request' }).click();
     await page.getByText('destination.actions[0].mapping.profile: required by klaviyo trackEvent').waitFor();
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  it("adds Amplitude with Segment's presets: no actions written, the purchase sent with its revenue", async () => {
+    const page = await ui.browser().newPage({ viewport: { width: 1280, height: 900 } });
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`${ui.studio().url}/catalog#token=${TOKEN}`);
+    await page.getByText(/^\d+ of \d+ destinations\.$/).waitFor();
+    await page.getByLabel('Search').fill('amplitude');
+    await page.getByRole('button', { name: 'Open Actions Amplitude' }).click();
+    await page.getByRole('heading', { name: 'Actions Amplitude' }).waitFor();
+    // Presets first, as Segment's app enables them when the destination is added: nothing to map.
+    const action = page.getByLabel('Action', { exact: true });
+    assert.equal(await action.inputValue(), '');
+    assert.equal(await page.getByLabel('Events it takes').isVisible(), false);
+    await page.getByText(/Order Completed Calls: logPurchase for/).waitFor();
+    await page.getByLabel('API Key: secret name (required)').fill('amplitude-api-key');
+    await page.getByLabel('Secret Key: secret name (required)').fill('amplitude-secret-key');
+    await page.getByRole('button', { name: 'Write the YAML' }).click();
+    const yaml = parse(await page.getByLabel('The destination, as settings YAML').inputValue());
+    assert.deepEqual(yaml, {
+      destinations: [
+        {
+          id: 'amplitude',
+          type: 'segment_action',
+          destination: 'amplitude',
+          config: { endpoint: 'north_america' },
+          secrets: { apiKey: 'amplitude-api-key', secretKey: 'amplitude-secret-key' },
+        },
+      ],
+    });
+    await page.getByRole('button', { name: 'Preview the request' }).click();
+    await page.getByText('logPurchase: delivered').waitFor();
+    const request = await page.locator('#p-out pre').first().textContent();
+    const body = JSON.parse((request ?? '').split('\n\n').slice(1).join('\n\n')) as {
+      events: Record<string, unknown>[];
+    };
+    assert.equal(body.events[0]?.['revenue'], 42.5, 'the order counts as revenue');
+    assert.equal(body.events[0]?.['event_type'], 'Order Completed');
+    await page.screenshot({ path: join(ui.shots, 'segment-catalog-presets.png'), fullPage: true });
     assert.deepEqual(errors, []);
     await page.close();
   });

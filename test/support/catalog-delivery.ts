@@ -38,7 +38,7 @@ export function standIn(): Promise<{
         method: req.method ?? '',
         path: req.url ?? '',
         headers: req.headers,
-        body: text ? JSON.parse(text) : undefined,
+        body: bodyOf(text),
       });
       const a = answers.shift() ?? { status: 200, body: {} };
       res
@@ -52,6 +52,16 @@ export function standIn(): Promise<{
       resolve({ server, base: `http://127.0.0.1:${port}/standin`, captured, answers });
     }),
   );
+}
+
+/** A request's body: its JSON, else its text (a form, a CSV upload), undefined when empty. */
+function bodyOf(text: string): unknown {
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
 }
 
 export function push(event: StoredEvent, destination: string, attempt = 1): PushedMessage {

@@ -4,8 +4,10 @@
  * exactly one of `userId` or `clientId`, under an OAuth token with the `analytics.edit` scope
  * (developers.google.com/analytics/devguides/config/admin/v1/rest/v1alpha/properties/submitUserDeletion;
  * the legacy User Deletion API's `userDeletionRequests:upsert` is being retired in its favour).
- * The client ids are the person's anonymous ids and, for each user id, the stand-in client id
- * the GA4 mapping sends for an event without an anonymous id (mapping.ts).
+ * The client ids are the person's anonymous ids, the `_ga` client id the gateway derives from each
+ * (gateway/id-cookies.ts, gaClientIds: what GA4 is sent for a page's events without a `_ga` of
+ * the site's own) and, for each user id, the stand-in client id the GA4 mapping sends for an
+ * event without an anonymous id (mapping.ts).
  */
 import type { Destination } from '../../../schemas/settings.ts';
 import * as t from '../../linkage/transforms.ts';
@@ -27,6 +29,8 @@ export function ga4DeletionBodies(person: ErasedPerson): Record<string, string>[
   const userIds = distinctIds(person.userIds);
   const clientIds = distinctIds([
     ...person.anonymousIds,
+    // What the gateway sent as client_id (and set as `_ga`) for a page without a `_ga` of its own.
+    ...person.anonymousIds.flatMap((a) => t.pseudonymousId(a) ?? []),
     // What the mapping's `pseudonymous_id` sent as client_id for the user's events without one.
     ...userIds.flatMap((u) => t.pseudonymousId(u) ?? []),
   ]);

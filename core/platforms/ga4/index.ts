@@ -11,7 +11,7 @@ import { ga4ConsentSignals } from './consent.ts';
 import { COUNTS_PROPERTY_CONFIG, GA4_COUNTS } from './counts.ts';
 import { ga4Body, ga4Request } from './driver.ts';
 import { GA4_ERASURE } from './erasure.ts';
-import { GA4_FACTS } from './facts.ts';
+import { COUNTS_EXPORT_CONFIG, EXPORT_DATASET, GA4_FACTS } from './facts.ts';
 import { GA4_MAPPING } from './mapping.ts';
 import { GA4_RESPONSES } from './responses.ts';
 import { GA4_STANDARD_EVENTS } from './standard-events.ts';
@@ -21,11 +21,16 @@ export const GA4_PLATFORM: Platform = definePlatform({
   ...GA4_FACTS,
   requirements: {
     config: ['measurement_id'],
-    // `counts: true` and the property: the scheduler reads GA4's own count of each day (counts.ts).
-    optionalConfig: [COUNTS_CONFIG, COUNTS_PROPERTY_CONFIG],
+    // `counts: true` and the property: the scheduler reads GA4's own count of each day (counts.ts);
+    // the linked BigQuery export: the reconciliation view counts each event in it.
+    optionalConfig: [COUNTS_CONFIG, COUNTS_PROPERTY_CONFIG, COUNTS_EXPORT_CONFIG],
     configFormats: {
       [COUNTS_CONFIG]: { pattern: /(?!)/, description: 'a boolean (true or false, unquoted)' },
       [COUNTS_PROPERTY_CONFIG]: { pattern: /^[0-9]{1,20}$/, description: 'the GA4 property id (digits)' },
+      [COUNTS_EXPORT_CONFIG]: {
+        pattern: EXPORT_DATASET,
+        description: 'the dataset GA4’s BigQuery export writes, as <project>.analytics_<property id>',
+      },
     },
     secrets: ['api_secret'],
     baseUrl: false,

@@ -13,10 +13,13 @@ const hashed = (from: string, ...normalise: Transform[]): FieldSource => ({
 });
 
 const GA4_ENVELOPE: Fields = {
-  // client_id is the device's (browser's) id. A backend event without one gets a stable id derived
-  // from the user id, never the user id itself (docs/linkage.md).
+  // client_id is the device's (browser's) id: the `_ga` cookie's client id the gateway read or set
+  // (core/platforms/ga4/client-id.ts), so gtag.js on the same page is the same client; else the
+  // anonymous id. A backend event without either gets a stable id derived from the user id, never
+  // the user id itself (docs/linkage.md).
   client_id: {
     first: [
+      { from: 'campaign.ga_client_id', transform: ['string'] },
       { from: 'anonymous_id', transform: ['string'] },
       { from: 'user_id', transform: ['string', 'pseudonymous_id'] },
     ],

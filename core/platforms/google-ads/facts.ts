@@ -30,8 +30,9 @@ export const GOOGLE_ADS_FACTS: PlatformFacts = {
   events: GOOGLE_ADS_STANDARD_EVENTS,
   apiVersion: GOOGLE_ADS_API,
   counts: {
-    none: 'no daily count is read yet: Data Manager’s `requestStatus:retrieve` reports each upload request’s refused records (the ledger’s later refusals, `refused_later`), not a count per day',
-    doc: 'https://developers.google.com/data-manager/api/reference/rest/v1/requestStatus/retrieve',
+    reads:
+      'Google Ads API `GoogleAdsService.SearchStream` on `offline_conversion_upload_conversion_action_summary`: `daily_summaries.successful_count` per conversion action and upload day',
+    doc: 'https://developers.google.com/google-ads/api/fields/v26/offline_conversion_upload_conversion_action_summary',
   },
   ageLimit: GOOGLE_ADS_AGE_LIMIT,
 };

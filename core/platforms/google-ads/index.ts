@@ -5,8 +5,10 @@
  * (responses.ts) are assembled here; platforms.ts lists it. It takes an OAuth access token
  * obtained from the `credentials` secret, and routes each event to a conversion action.
  */
+import { COUNTS_CONFIG } from '../counts.ts';
 import { definePlatform, type Platform } from '../platform.ts';
 import { googleAdsConsentSignals } from './consent.ts';
+import { GOOGLE_ADS_COUNTS } from './counts.ts';
 import { CREDENTIALS_ROLE, DATA_MANAGER_SCOPE, googleAdsEvent, googleAdsRequest } from './driver.ts';
 import { GOOGLE_ADS_FACTS } from './facts.ts';
 import { GOOGLE_ADS_MAPPING } from './mapping.ts';
@@ -30,7 +32,11 @@ export const GOOGLE_ADS_PLATFORM: Platform = definePlatform({
   ...GOOGLE_ADS_FACTS,
   requirements: {
     config: ['operating_account_id'],
-    optionalConfig: ['login_account_id'],
+    // `counts: true`: the scheduler reads Google's upload summaries of each day (counts.ts).
+    optionalConfig: ['login_account_id', COUNTS_CONFIG],
+    configFormats: {
+      [COUNTS_CONFIG]: { pattern: /(?!)/, description: 'a boolean (true or false, unquoted)' },
+    },
     // Optional: without it the forward function calls with its own service account's token
     // (adapters/google-oauth.ts); a key or a user's refresh token only when named.
     secrets: [],
@@ -54,6 +60,7 @@ export const GOOGLE_ADS_PLATFORM: Platform = definePlatform({
   // The request diagnostics the scheduler asks for an hour later (functions/schedule/google-ads-diagnostics.ts).
   scheduledSecrets: [CREDENTIALS_ROLE],
   oauth: { credentials: CREDENTIALS_ROLE, scope: DATA_MANAGER_SCOPE },
+  countReads: GOOGLE_ADS_COUNTS,
   unrouted: (eventName, mapped) => {
     if (mapped === undefined)
       return `event ${eventName} is not a Google Ads conversion (no mapping for google_ads)`;

@@ -75,6 +75,9 @@ export function segmentEventOf(event: StoredEvent, noIp?: string): SegmentEvent 
     messageId: event.event_id,
     timestamp: event.event_time,
     receivedAt: event.received_at ?? event.event_time,
+    // When the producer sent it: our endpoint's receipt is the nearest we know (no clock skew to
+    // correct, as `timestamp` is already the producer's). Actions require it (Canvas' sent_at).
+    sentAt: event.received_at ?? event.event_time,
     originalTimestamp: event.event_time,
     context: ctx,
     integrations: {},

@@ -605,7 +605,6 @@ const UNSUPPORTED: readonly { sql: string; construct: string }[] = [
     sql: 'SELECT * FROM d.events FOR SYSTEM_TIME AS OF CURRENT_TIMESTAMP()',
     construct: 'FOR SYSTEM_TIME AS OF',
   },
-  { sql: 'SELECT * FROM `test-project.d.events_*`', construct: 'wildcard tables' },
   { sql: 'MERGE d.events t USING d.events s ON FALSE WHEN NOT MATCHED THEN INSERT ROW', construct: 'MERGE' },
   { sql: 'DECLARE x INT64 DEFAULT 1; IF x > 0 THEN SELECT 1; END IF', construct: 'IF in scripts' },
   {

@@ -62,6 +62,7 @@ const ATTRIBUTE_READERS: Readonly<Record<string, string>> = {
   'core/delivery/forward.ts': 'the delivery core: takes the claim',
   'core/delivery/in-flight.ts': 'copies in one instance wait for the first',
   'core/delivery/dead-letter.ts': 'records dead letters, sends nothing',
+  'adapters/deliveries-publisher.ts': "reads a message's destination for its topic, sends nothing",
   'functions/forward/handler.ts': 'logs',
   'gateway/envelope.ts': 'refuses producers that set them',
   'functions/forward/tracing.ts': "names the push's span, sends nothing",

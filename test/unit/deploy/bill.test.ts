@@ -14,6 +14,7 @@ import {
   MONTH_SECONDS,
   monthlyBill,
   pubsubBytesPerEvent,
+  pubsubTopologyOf,
   trafficShape,
   type Workload,
   workloadCost,
@@ -143,18 +144,34 @@ describe('the monthly bill (core/deploy/bill.ts) and npm run scale -- --env', ()
     assert.ok(Math.abs(twice - 2 * metrics) <= 0.011, `${twice} against ${metrics}`);
   });
 
-  it('bills every delivery message to every destination subscription, also those its filter drops', () => {
-    const p = plan(example());
-    const pubsub = (subscriptions: number) => {
-      const shaped = { ...p, destinations: p.destinations.slice(0, subscriptions) };
+  it('bills a delivery message once per subscription on its topic: every destination’s on the shared topic, one on its own', () => {
+    const pubsub = (p: ReturnType<typeof plan>, subscriptions: number) => {
+      const shaped = {
+        ...p,
+        destinations: p.destinations.slice(0, subscriptions),
+        subscriptions: p.subscriptions.filter(
+          (s) =>
+            s.kind !== 'forward' ||
+            p.destinations.slice(0, subscriptions).some((d) => d.id === s.destination),
+        ),
+      };
       const shape = trafficShape(example(), 4, { destinationsPerEvent: 1 });
-      return monthlyBill(shaped, 'busy', shape).items.find((i) => i.item === 'Pub/Sub')?.monthly ?? 0;
+      // The events' share: the busy month less the idle one (the scheduler's pulls grow with destinations).
+      const line = (scenario: 'busy' | 'idle') =>
+        monthlyBill(shaped, scenario, shape).items.find((i) => i.item === 'Pub/Sub')?.monthly ?? 0;
+      return line('busy') - line('idle');
     };
-    // Per event: publish + store push + 1 delivery message published and billed by each subscription.
-    const perEvent = (subs: number) => (3 + subs) * 1000;
     const events = 1000 * MONTH_SECONDS;
-    const expected = (subs: number) => ((events * perEvent(subs)) / 2 ** 40) * PRICES.pubsubPerTib;
-    assert.ok(Math.abs(pubsub(4) - pubsub(1) - (expected(4) - expected(1))) < 0.05);
+    const usd = (bytesPerEvent: number) => ((events * bytesPerEvent) / 2 ** 40) * PRICES.pubsubPerTib;
+    // Shared: per event, publish + store push + 1 delivery message published and billed by each subscription.
+    const shared = plan({ ...example(), deliveries_topology: 'shared' });
+    assert.equal(pubsubTopologyOf(shared), 'filtered');
+    assert.ok(Math.abs(pubsub(shared, 4) - pubsub(shared, 1) - (usd(7000) - usd(4000))) < 0.05);
+    // A topic per destination: the same whatever the number of destinations.
+    const own = plan(example());
+    assert.equal(pubsubTopologyOf(own), 'topic-per-destination');
+    assert.ok(Math.abs(pubsub(own, 4) - pubsub(own, 1)) < 0.01);
+    assert.ok(Math.abs(pubsub(shared, 1) - pubsub(own, 1)) < 0.01, 'one destination: the same either way');
   });
 
   it('prices each fan-out topology’s Pub/Sub bytes: filtered subscriptions bill a delivery once each, a topic per destination once', () => {
@@ -175,15 +192,23 @@ describe('the monthly bill (core/deploy/bill.ts) and npm run scale -- --env', ()
     const small = { eventBytes: 300, eventsPerRequest: 10, destinationsPerEvent: 2 };
     assert.equal(Math.round(pubsubBytesPerEvent('batched', small, 4)), Math.round((2 + 2 * 2.02) * 300));
     assert.equal(pubsubBytesPerEvent('batched', kb, 4), pubsubBytesPerEvent('topic-per-destination', kb, 4));
-    // The bill's Pub/Sub line is the shipped topology's.
-    const s = example();
-    const p = plan(s);
-    const shape = trafficShape(s, p.destinations.length, { eventsPerSecond: 1000 });
-    const noEvents = monthlyBill(p, 'idle', shape).items.find((i) => i.item === 'Pub/Sub')?.monthly ?? 0;
-    const busy = monthlyBill(p, 'busy', shape).items.find((i) => i.item === 'Pub/Sub')?.monthly ?? 0;
+    // The bill's Pub/Sub line is the topology the plan declares: its own topic per destination
+    // unless the settings (or a deployed stack's state) keep the shared one.
     const events = 1000 * MONTH_SECONDS;
-    const expected = ((events * pubsubBytesPerEvent('filtered', shape, 4)) / 2 ** 40) * PRICES.pubsubPerTib;
-    assert.ok(Math.abs(busy - noEvents - expected) < 0.05, `${busy} - ${noEvents} against ${expected}`);
+    for (const [s, topology] of [
+      [example(), 'topic-per-destination'],
+      [{ ...example(), deliveries_topology: 'shared' }, 'filtered'],
+    ] as const) {
+      const p = plan(s);
+      const shape = trafficShape(s, p.destinations.length, { eventsPerSecond: 1000 });
+      const noEvents = monthlyBill(p, 'idle', shape).items.find((i) => i.item === 'Pub/Sub')?.monthly ?? 0;
+      const busy = monthlyBill(p, 'busy', shape).items.find((i) => i.item === 'Pub/Sub')?.monthly ?? 0;
+      const expected = ((events * pubsubBytesPerEvent(topology, shape, 4)) / 2 ** 40) * PRICES.pubsubPerTib;
+      assert.ok(
+        Math.abs(busy - noEvents - expected) < 0.05,
+        `${topology}: ${busy} - ${noEvents} against ${expected}`,
+      );
+    }
   });
 
   it('prices a design modelled, not built, through the same bill: its claims and its topology alone change', () => {
@@ -200,7 +225,9 @@ describe('the monthly bill (core/deploy/bill.ts) and npm run scale -- --env', ()
       Math.abs(line(both, 'Send-once claims (Firestore)') - claimCost(claimCounts(events, 2, 'per-batch'))) <
         0.01,
     );
-    const pubsubSaved = line(built, 'Pub/Sub') - line(both, 'Pub/Sub');
+    const shared = monthlyBill(p, 'busy', shape, { topology: 'filtered', claims: 'per-delivery' });
+    assert.equal(line(built, 'Pub/Sub'), line(both, 'Pub/Sub'), 'a topic per destination is built');
+    const pubsubSaved = line(shared, 'Pub/Sub') - line(built, 'Pub/Sub');
     // Each delivery message billed by 1 subscription instead of 4: 2 × 3 × 1000 bytes an event less.
     assert.ok(
       Math.abs(pubsubSaved - ((events * 6000) / 2 ** 40) * PRICES.pubsubPerTib) < 0.05,

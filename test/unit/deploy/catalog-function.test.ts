@@ -77,10 +77,10 @@ describe('deploy: forward-catalog (catalogue destinations)', () => {
     assert.equal(fn.sizing.memory, CATALOG_DEFAULT_MEMORY);
     assert.equal(fn.sizing.min_instances, 0);
     assert.deepEqual(fn.secrets, ['klaviyo-key']);
-    assert.deepEqual(fn.triggers, ['deliveries-klaviyo', 'deliveries-klaviyo-dead-letter-ledger']);
-    const sub = p.subscriptions.find((s) => s.name === 'deliveries-klaviyo');
+    assert.deepEqual(fn.triggers, ['deliveries-klaviyo-push', 'deliveries-klaviyo-dead-letter-ledger']);
+    const sub = p.subscriptions.find((s) => s.name === 'deliveries-klaviyo-push');
     assert.equal(sub?.push?.function, CATALOG_FUNCTION);
-    assert.equal(sub?.filter, 'attributes.destination = "klaviyo"');
+    assert.equal(sub?.topic, 'deliveries-klaviyo');
     const forward = p.functions.find((f) => f.name === 'forward');
     const forwardBefore = before.functions.find((f) => f.name === 'forward');
     assert.deepEqual(forward, forwardBefore, 'forward: the same triggers, secrets and sizing');

@@ -90,7 +90,7 @@ describe('cost model (core/deploy/cost.ts)', () => {
           platformLatencySeconds: 0.35,
           excludeSuccessLogs: true,
           billing: { gateway: 'request', store: 'request', forward: 'request' },
-          destinationSubscriptions: 4,
+          subscriptionsPerDelivery: 1,
         }),
       ).bigquery;
     // Per million 1000-byte events, a 300-byte ledger row per destination, $0.025/GiB:
@@ -167,9 +167,10 @@ describe('cost model (core/deploy/cost.ts)', () => {
         ['forward', 0.8, 0],
       ],
     );
-    assert.ok(c.total > 2, `$${c.total}`);
-    // Pub/Sub bills each delivery message for all 4 filtered subscriptions: 1 + 1 + 2 × (1 + 4) = 12 KB.
-    assert.equal(c.pubsub, Math.round(((12e6 * 1000) / 2 ** 40) * 40 * 1000) / 1000);
+    assert.ok(c.total > 1.5, `$${c.total}`);
+    // A topic per destination: each delivery message published and billed by its one
+    // subscription: 1 + 1 + 2 × (1 + 1) = 6 KB (12 KB with 4 filtered subscriptions on one topic).
+    assert.equal(c.pubsub, Math.round(((6e6 * 1000) / 2 ** 40) * 40 * 1000) / 1000);
   });
 
   it('prices a month at a sustained rate: whole instances when instance-billed, per event when not', () => {

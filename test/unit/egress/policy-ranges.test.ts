@@ -196,19 +196,38 @@ describe('egress policy: URLs, names and the allow-list', () => {
     assert.equal(v4.literal, true);
   });
 
+  const refusal = (url: string) => {
+    const t = checkTarget(url, parseAllowList('', 'EVENTBUS_EGRESS_ALLOW'));
+    return 'refused' in t ? t.refused : undefined;
+  };
+
   it('refuses the metadata server by its short name, and names with a trailing dot as without', () => {
-    const refusal = (url: string) => {
-      const t = checkTarget(url, new Set());
-      return 'refused' in t ? t.refused : undefined;
-    };
     assert.equal(refusal('https://metadata/computeMetadata/v1/'), 'metadata is the metadata server');
-    assert.equal(refusal('https://localhost./'), 'localhost. is a loopback address');
+    assert.match(refusal('https://localhost./') ?? '', /^localhost\. is a loopback address and not on /);
     assert.equal(
       refusal('https://METADATA.google.internal./'),
       'metadata.google.internal. is the metadata server',
     );
-    assert.equal(refusal('https://db.internal/'), 'db.internal is an internal name');
+    assert.match(refusal('https://db.internal/') ?? '', /^db\.internal is an internal name and not on /);
     assert.equal(refusal('https://internal.example.com/'), undefined);
+  });
+
+  it('names the allow-list setting and the origin to put on it when it refuses a stand-in', () => {
+    assert.equal(
+      refusal('http://127.0.0.1:8099/standin/a.klaviyo.com/api/events/'),
+      '127.0.0.1:8099 is a loopback address and not on EVENTBUS_EGRESS_ALLOW (a stand-in of yours is reached once that list names http://127.0.0.1:8099)',
+    );
+    assert.equal(
+      refusal('http://capture.example.com/x'),
+      'capture.example.com over http (only https is sent to) and not on EVENTBUS_EGRESS_ALLOW (a stand-in of yours is reached once that list names http://capture.example.com)',
+    );
+    // The metadata server is never opened by configuration: no way out is suggested.
+    assert.equal(
+      refusal('http://169.254.169.254/computeMetadata/v1/'),
+      '169.254.169.254 is the metadata server',
+    );
+    // Named on the list, the same origin is taken as it is.
+    assert.ok(!('refused' in checkTarget('http://127.0.0.1:8099/x', new Set(['http://127.0.0.1:8099']))));
   });
 
   it('takes an allow-list origin written with a trailing slash, and no scheme but http and https', () => {

@@ -150,9 +150,23 @@ describe('enrichment: in store, decisions, mappings, preview and replays', () =>
       ['campaign', 'channel', 'referrer_host', 'referrer_source', 'device', 'bot', 'geo'],
     );
     const campaign = columns.find((c) => c.name === 'campaign');
+    // Appended at the campaign's end (a nested field BigQuery adds in place): the later platforms'
+    // click ids, then GA4's client id from `_ga` (#96).
     assert.deepEqual(
-      campaign?.fields?.slice(-10).map((f) => f.name),
-      ['gbraid', 'wbraid', 'msclkid', 'sccid', 'scid', 'epik', 'li_fat_id', 'rdt_cid', 'rdt_uuid', 'twclid'],
+      campaign?.fields?.slice(-11).map((f) => f.name),
+      [
+        'gbraid',
+        'wbraid',
+        'msclkid',
+        'sccid',
+        'scid',
+        'epik',
+        'li_fat_id',
+        'rdt_cid',
+        'rdt_uuid',
+        'twclid',
+        'ga_client_id',
+      ],
     );
   });
 

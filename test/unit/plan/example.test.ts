@@ -48,10 +48,13 @@ describe('plan(): the example environment', () => {
         'events:backend_events',
         'dead_letter:backend_events-store-dead-letter',
         'poison:poison',
-        'deliveries:deliveries',
+        'deliveries:deliveries-meta',
         'dead_letter:deliveries-meta-dead-letter',
+        'deliveries:deliveries-ga4',
         'dead_letter:deliveries-ga4-dead-letter',
+        'deliveries:deliveries-tiktok',
         'dead_letter:deliveries-tiktok-dead-letter',
+        'deliveries:deliveries-crm',
         'dead_letter:deliveries-crm-dead-letter',
         'ticks:ticks',
         'runs:runs',
@@ -78,8 +81,30 @@ describe('plan(): the example environment', () => {
     }
   });
 
-  it('gives each destination a forward subscription filtered on attributes.destination only', () => {
+  it('gives each destination its own deliveries topic with one unfiltered push subscription', () => {
     const forward = p.subscriptions.filter((s) => s.kind === 'forward');
+    assert.deepEqual(
+      forward.map((s) => [s.name, s.topic, s.filter, s.push?.function, s.destination]),
+      ['meta', 'ga4', 'tiktok', 'crm'].map((id) => [
+        `deliveries-${id}-push`,
+        `deliveries-${id}`,
+        undefined,
+        'forward',
+        id,
+      ]),
+    );
+    assert.deepEqual(
+      p.destinations.map((d) => [d.id, d.topic, d.subscription]),
+      ['meta', 'ga4', 'tiktok', 'crm'].map((id) => [id, `deliveries-${id}`, `deliveries-${id}-push`]),
+    );
+    // Each deliveries topic has exactly one subscription: a message is billed once.
+    for (const t of p.topics.filter((x) => x.kind === 'deliveries'))
+      assert.equal(p.subscriptions.filter((s) => s.topic === t.name).length, 1, t.name);
+  });
+
+  it('keeps the shared topic with filtered subscriptions when the settings say shared', () => {
+    const shared = plan({ ...settingsOf('example'), deliveries_topology: 'shared' });
+    const forward = shared.subscriptions.filter((s) => s.kind === 'forward');
     assert.deepEqual(
       forward.map((s) => [s.name, s.topic, s.filter, s.push?.function, s.destination]),
       ['meta', 'ga4', 'tiktok', 'crm'].map((id) => [
@@ -90,19 +115,71 @@ describe('plan(): the example environment', () => {
         id,
       ]),
     );
-    for (const s of p.subscriptions)
+    assert.deepEqual(
+      shared.topics.filter((t) => t.kind === 'deliveries').map((t) => t.name),
+      ['deliveries'],
+    );
+    for (const s of shared.subscriptions)
       if (s.filter) assert.match(s.filter, /^attributes\.destination = "[a-z0-9_-]+"$/);
-    assert.ok(p.subscriptions.every((s) => !s.filter || Buffer.byteLength(s.filter) <= 256));
+    assert.ok(shared.subscriptions.every((s) => !s.filter || Buffer.byteLength(s.filter) <= 256));
+    // The dead-letter topics, their backlogs and ledger subscriptions keep their names.
+    const deadLetters = (q: Plan) => q.topics.filter((t) => t.kind === 'dead_letter').map((t) => t.name);
+    assert.deepEqual(deadLetters(shared), deadLetters(p));
+  });
+
+  it('keeps the draining subscriptions of a switch beside the new ones, one dead-letter topic each', () => {
+    const both = plan(settingsOf('example'), { draining: ['meta', 'ga4'] });
+    const forward = both.subscriptions.filter((s) => s.kind === 'forward');
+    assert.deepEqual(
+      forward.map((s) => [s.name, s.topic, s.draining ?? false, s.deadLetterPolicy?.deadLetterTopic]),
+      [
+        ['deliveries-meta-push', 'deliveries-meta', false, 'deliveries-meta-dead-letter'],
+        ['deliveries-meta', 'deliveries', true, 'deliveries-meta-dead-letter'],
+        ['deliveries-ga4-push', 'deliveries-ga4', false, 'deliveries-ga4-dead-letter'],
+        ['deliveries-ga4', 'deliveries', true, 'deliveries-ga4-dead-letter'],
+        ['deliveries-tiktok-push', 'deliveries-tiktok', false, 'deliveries-tiktok-dead-letter'],
+        ['deliveries-crm-push', 'deliveries-crm', false, 'deliveries-crm-dead-letter'],
+      ],
+    );
+    // The old subscriptions keep their filter, retry and push: they deliver their backlog.
+    const old = forward.find((s) => s.name === 'deliveries-meta');
+    const now = forward.find((s) => s.name === 'deliveries-meta-push');
+    assert.equal(old?.filter, 'attributes.destination = "meta"');
+    assert.deepEqual(
+      [old?.retryPolicy, old?.push, old?.ackDeadlineSeconds],
+      [now?.retryPolicy, now?.push, now?.ackDeadlineSeconds],
+    );
+    assert.deepEqual(
+      both.topics.filter((t) => t.kind === 'deliveries').map((t) => [t.name, t.draining ?? false]),
+      [
+        ['deliveries-meta', false],
+        ['deliveries', true],
+        ['deliveries-ga4', false],
+        ['deliveries-tiktok', false],
+        ['deliveries-crm', false],
+      ],
+    );
+    const names = both.topics.map((t) => t.name);
+    assert.equal(new Set(names).size, names.length, 'no topic declared twice');
+    const subs = both.subscriptions.map((s) => s.name);
+    assert.equal(new Set(subs).size, subs.length, 'no subscription declared twice');
+    assert.deepEqual(both.destinations.find((d) => d.id === 'meta')?.draining, {
+      topic: 'deliveries',
+      subscription: 'deliveries-meta',
+    });
   });
 
   it('takes retry and ack deadlines from each destination', () => {
-    assert.deepEqual(sub('deliveries-meta').deadLetterPolicy, {
+    assert.deepEqual(sub('deliveries-meta-push').deadLetterPolicy, {
       deadLetterTopic: 'deliveries-meta-dead-letter',
       maxDeliveryAttempts: 10,
     });
-    assert.deepEqual(sub('deliveries-ga4').retryPolicy, { minimumBackoff: '10s', maximumBackoff: '600s' });
+    assert.deepEqual(sub('deliveries-ga4-push').retryPolicy, {
+      minimumBackoff: '10s',
+      maximumBackoff: '600s',
+    });
     // crm: timeout_ms 5000 → 5 s × 3 = 15 s, raised to the 30 s floor, then to forward's 60 s run.
-    assert.equal(sub('deliveries-crm').ackDeadlineSeconds, 60);
+    assert.equal(sub('deliveries-crm-push').ackDeadlineSeconds, 60);
   });
 
   it('gives every push an ack deadline at least its function’s timeout', () => {
@@ -122,7 +199,7 @@ describe('plan(): the example environment', () => {
         .map((s) => `${s.name}: ${s.ackDeadlineSeconds}`);
       assert.deepEqual(short, []);
     }
-    assert.equal(slow.subscriptions.find((s) => s.name === 'deliveries-crm')?.ackDeadlineSeconds, 120);
+    assert.equal(slow.subscriptions.find((s) => s.name === 'deliveries-crm-push')?.ackDeadlineSeconds, 120);
     assert.equal(slow.subscriptions.find((s) => s.name === 'events-store')?.ackDeadlineSeconds, 600);
   });
 
@@ -180,13 +257,13 @@ describe('plan(): the example environment', () => {
           'forward',
           'forward',
           [
-            'deliveries-meta',
+            'deliveries-meta-push',
             'deliveries-meta-dead-letter-ledger',
-            'deliveries-ga4',
+            'deliveries-ga4-push',
             'deliveries-ga4-dead-letter-ledger',
-            'deliveries-tiktok',
+            'deliveries-tiktok-push',
             'deliveries-tiktok-dead-letter-ledger',
-            'deliveries-crm',
+            'deliveries-crm-push',
             'deliveries-crm-dead-letter-ledger',
           ],
           ['crm-webhook-signing-key', 'ga4-api-secret', 'meta-capi-token', 'tiktok-access-token'],

@@ -6,10 +6,13 @@
 import assert from 'node:assert/strict';
 import { countOf, countsEnabled, sumByName } from '../../../core/platforms/counts.ts';
 import { GA4_COUNTS } from '../../../core/platforms/ga4/counts.ts';
+import { GA4_EXPORT_JOIN } from '../../../core/platforms/ga4/facts.ts';
+import { ga4MpDriver } from '../../../core/platforms/ga4/index.ts';
 import { META_COUNTS } from '../../../core/platforms/meta/counts.ts';
 import { PLATFORM_LIST } from '../../../core/platforms/platforms.ts';
 import { configProblem } from '../../../core/platforms/prepare.ts';
 import type { Destination } from '../../../schemas/settings.ts';
+import { storedEvent } from '../linkage/sample-events.ts';
 
 describe('platform counts: where each platform’s own count is read', () => {
   it('a platform reads a count exactly when its facts say it does', () => {
@@ -21,7 +24,7 @@ describe('platform counts: where each platform’s own count is read', () => {
       );
     assert.deepEqual(
       PLATFORM_LIST.filter((p) => p.countReads).map((p) => p.type),
-      ['meta_capi', 'ga4_mp'],
+      ['meta_capi', 'ga4_mp', 'google_ads'],
     );
   });
 
@@ -128,6 +131,44 @@ describe('platform counts: where each platform’s own count is read', () => {
     assert.match(
       String(GA4_COUNTS.problem({ id: 'g', type: 'ga4_mp', config: {} } as unknown as Destination)),
       /counts_property/,
+    );
+  });
+
+  it('a GA4 destination linking its BigQuery export sends our event id as the event_id parameter', () => {
+    const d = (config: Record<string, unknown>) =>
+      ({ id: 'g', type: 'ga4_mp', config: { measurement_id: 'G-1', ...config } }) as unknown as Destination;
+    const params = (destination: Destination) => {
+      // GA4 takes an event up to 72 hours old: one of now.
+      const event = { ...storedEvent('purchase'), event_time: new Date().toISOString() };
+      const prepared = ga4MpDriver.prepare(event, {
+        destination,
+        secrets: { api_secret: 's' },
+        now: new Date(),
+      });
+      assert.ok(prepared.ok, JSON.stringify(prepared));
+      return [event.event_id, JSON.parse(prepared.request.body).events[0].params.event_id];
+    };
+    const [id, sent] = params(d({ counts_bigquery_export: 'my-project.analytics_4242' }));
+    assert.equal(sent, id);
+    assert.equal(params(d({}))[1], undefined);
+    assert.equal(
+      GA4_EXPORT_JOIN.linked(d({ counts_bigquery_export: 'my-project.analytics_4242' })),
+      'my-project.analytics_4242',
+    );
+    const p = PLATFORM_LIST.find((x) => x.type === 'ga4_mp');
+    assert.ok(p);
+    assert.match(
+      String(
+        configProblem(
+          {
+            destination: d({ counts_bigquery_export: 'my-project.events' }),
+            secrets: { api_secret: 's' },
+            now: new Date(),
+          },
+          p.requirements,
+        ),
+      ),
+      /analytics_<property id>/,
     );
   });
 

@@ -78,10 +78,11 @@ describe('platform erasure: GA4 user deletion', () => {
       ],
     } as Partial<Settings>);
 
-  it('asks by each user id and client id: the anonymous ids and the client id the mapping derives from a user id', () => {
+  it('asks by each user id and client id: the anonymous ids, the _ga id the gateway derives from each, and the one the mapping derives from a user id', () => {
     assert.deepEqual(ga4DeletionBodies(PERSON), [
       { userId: 'u-42' },
       { clientId: '1234.5678' },
+      { clientId: pseudonymousId('1234.5678') },
       { clientId: pseudonymousId('u-42') },
     ]);
   });
@@ -89,7 +90,7 @@ describe('platform erasure: GA4 user deletion', () => {
   it('posts each to the property’s submitUserDeletion under the analytics.edit scope', () => {
     const out = platformErasure(ga4({ user_deletion: { property: '123456' } }), [], PERSON, 'k');
     assert.deepEqual(out.unsupported, []);
-    assert.equal(out.requests.length, 3);
+    assert.equal(out.requests.length, 4);
     for (const r of out.requests) {
       assert.equal(r.platform, 'ga4_mp');
       assert.equal(r.target, 'ga');

@@ -54,6 +54,7 @@ describe('reserved names', () => {
       assert.ok(listed(name), name);
     for (const name of reserved().internalTopics) assert.ok(listed(name), name);
     assert.ok(listed(reserved().deadLetterSuffix));
+    assert.ok(listed(`${reserved().deliveriesPrefix}<id>`));
     assert.ok(doc.includes('`_v<N>`'));
   });
 });

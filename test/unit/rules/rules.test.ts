@@ -291,7 +291,14 @@ describe('rules: bounds and escaping (issue 33)', () => {
   });
 
   it('refuses internal topics as publish targets', () => {
-    for (const topic of ['runs', 'deliveries', 'ticks', 'actions', 'events-store-dead-letter']) {
+    for (const topic of [
+      'runs',
+      'deliveries',
+      'deliveries-meta',
+      'ticks',
+      'actions',
+      'events-store-dead-letter',
+    ]) {
       const problems = ruleViolations(
         spec({ actions: [{ publish: { event_name: 'high_value', topic } }] }),
         'spec',

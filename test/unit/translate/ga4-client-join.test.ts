@@ -1,8 +1,9 @@
 /**
- * `_ga` is not set, and GA4's client id is the tag's anonymous id (#96): a server source that
- * passes the visitor's id — Stripe's `metadata.ga_client_id`, written from the tag's
- * `analytics.user().anonymousId()` at checkout — joins the same GA4 client as the tag's events.
- * Through the stock Stripe translator and the GA4 driver, both events give one `client_id`.
+ * A server source joins the tag's GA4 client (#96): GA4's client id for the tag's events is the
+ * `_ga` cookie's (the gateway's `campaign.ga_client_id`), else the tag's anonymous id; a server
+ * source that passes the same — Stripe's `metadata.ga_client_id`, written at checkout from the
+ * `_ga` cookie's last two parts, else from `analytics.user().anonymousId()` — joins it. Through the
+ * stock Stripe translator and the GA4 driver, both events give one `client_id`.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -29,12 +30,13 @@ function clientIdOf(event: StoredEvent): unknown {
 }
 
 describe('GA4 client id: a server source joins the tag’s visitor (#96)', () => {
-  it('Stripe’s metadata.ga_client_id carrying the tag’s anonymous id gives GA4 the same client_id', () => {
+  /** The Stripe purchase whose metadata carries `ga_client_id`, as stored. */
+  function stripePurchase(gaClientId: string): StoredEvent {
     const stripe = readCatalogue().find((s) => s.name === 'stripe');
     assert.ok(stripe);
     const { spec } = sourceTranslator(stripe, { consent: ['analytics'] });
     const body = JSON.parse(readFileSync(SAMPLE, 'utf8')) as { data: { object: Record<string, unknown> } };
-    body.data.object['metadata'] = { ga_client_id: TAG_ID };
+    body.data.object['metadata'] = { ga_client_id: gaClientId };
     const r = translate({
       translator: 'stripe',
       spec: spec as never,
@@ -44,7 +46,11 @@ describe('GA4 client id: a server source joins the tag’s visitor (#96)', () =>
       headers: {},
     });
     assert.ok(r.ok && r.rows.length === 1, JSON.stringify(r));
-    const fromStripe = { ...(r.rows[0]?.event as object), event_data: {} } as unknown as StoredEvent;
+    return { ...(r.rows[0]?.event as object), event_data: {} } as unknown as StoredEvent;
+  }
+
+  it('Stripe’s metadata.ga_client_id carrying the tag’s anonymous id gives GA4 the same client_id (no _ga)', () => {
+    const fromStripe = stripePurchase(TAG_ID);
     assert.equal(fromStripe.anonymous_id, TAG_ID);
     const fromTag: StoredEvent = {
       event_name: 'page_view',
@@ -56,5 +62,21 @@ describe('GA4 client id: a server source joins the tag’s visitor (#96)', () =>
     };
     assert.equal(clientIdOf(fromTag), TAG_ID);
     assert.equal(clientIdOf({ ...fromStripe, event_time: fromTag.event_time }), TAG_ID);
+  });
+
+  it('with a _ga on the page, its client id in the metadata gives GA4 the tag events’ client_id', () => {
+    const GA = '1874934510.1700000001';
+    const fromStripe = stripePurchase(GA);
+    const fromTag: StoredEvent = {
+      event_name: 'page_view',
+      event_id: 'e-tag',
+      event_time: new Date(Date.now() - 60_000).toISOString(),
+      anonymous_id: TAG_ID,
+      campaign: { ga_client_id: GA },
+      consent: { analytics: 'granted' },
+      event_data: {},
+    };
+    assert.equal(clientIdOf(fromTag), GA);
+    assert.equal(clientIdOf({ ...fromStripe, event_time: fromTag.event_time }), GA);
   });
 });

@@ -83,11 +83,12 @@ describe('segment_action: the Segment event', () => {
     assert.equal(ip({ ...base, device: {} }, NO_IP['amplitude']), undefined);
   });
 
-  it('messageId is the event identity, timestamp the event time, receivedAt the store time', () => {
+  it('messageId is the event identity, timestamp the event time, receivedAt and sentAt the store time', () => {
     const e = segmentEventOf(base);
     assert.equal(e.messageId, 'evt-1');
     assert.equal(e.timestamp, '2026-11-24T10:00:00.000Z');
     assert.equal(e['receivedAt'], '2026-11-24T10:00:01.000Z');
+    assert.equal(e['sentAt'], '2026-11-24T10:00:01.000Z');
     assert.equal(e['userId'], 'u-1');
     assert.equal(e['anonymousId'], 'a-1');
   });
@@ -172,5 +173,6 @@ describe('segment_action: the Segment event', () => {
     assert.deepEqual(e['context'], {});
     assert.equal(e['userId'], undefined);
     assert.equal(e['receivedAt'], '2026-11-24T10:00:00.000Z');
+    assert.equal(e['sentAt'], '2026-11-24T10:00:00.000Z');
   });
 });

@@ -1,0 +1,65 @@
+/**
+ * The "Deliverable" figures of docs/catalog-destinations.md, written by `npm run docs` from
+ * docs/data/catalog-deliverable.json — the results test/delivery/catalog-deliverable.test.ts
+ * observed (it fails when a run differs from them): how many verified destinations deliver an
+ * ordinary event, which of them batch, and why each other one does not, grouped with counts.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** Where the results are kept (from the repository's root). */
+export const DELIVERABLE_DATA = 'docs/data/catalog-deliverable.json';
+
+/** Why a verified destination delivers none of the ordinary events, in the docs' words. */
+export const NOT_DELIVERED = {
+  audience:
+    "an audience destination (Engage): its actions take only the audience events Segment's audience computation sends (`context.personas`), never a site's event",
+  'needs-mapping':
+    'every verified action needs a mapping or a `when` before the settings check takes it (a field with no default, such as Klaviyo trackEvent’s `profile`): nothing to set up without writing one',
+  'not-taken':
+    "takes none of the ordinary events: its actions have no default subscription (or one for events a site does not send), so an action's `when` must say which events go",
+  'refused-before-sending':
+    'takes an ordinary event but sends nothing: the action needs a field the event does not carry, or a setting only the user knows (a mapping or a real value)',
+  answer:
+    "sends, but reads more of the platform's answer than the stand-in's `200 {}` gives (a record it looks up first)",
+} as const;
+export type NotDelivered = keyof typeof NOT_DELIVERED;
+
+export interface DeliverableResults {
+  readonly verified: number;
+  readonly deliverable: readonly {
+    readonly slug: string;
+    /** The ordinary events delivered (of those its subscriptions take). */
+    readonly events: readonly string[];
+    /** The events of those it delivered that an action Segment batches by default takes, when any. */
+    readonly batched?: readonly string[];
+  }[];
+  readonly not_delivered: readonly {
+    readonly slug: string;
+    readonly why: NotDelivered;
+    /** What the first refused event's row said. */
+    readonly example?: string;
+  }[];
+}
+
+export function readDeliverable(root: string): DeliverableResults {
+  return JSON.parse(readFileSync(join(root, DELIVERABLE_DATA), 'utf8')) as DeliverableResults;
+}
+
+/** The generated part: the figure, the batching ones, and the reasons' table. */
+export function deliverableTable(r: DeliverableResults): string {
+  const batched = r.deliverable.filter((d) => (d.batched ?? []).length > 0).map((d) => d.slug);
+  const rows = (Object.keys(NOT_DELIVERED) as NotDelivered[]).map((why) => {
+    const slugs = r.not_delivered.filter((n) => n.why === why).map((n) => n.slug);
+    return `| ${NOT_DELIVERED[why]} | ${slugs.length} | ${slugs.join(', ')} |`;
+  });
+  return [
+    `**${r.deliverable.length} of the ${r.verified} verified destinations deliver** at least one ordinary event`,
+    `(${r.deliverable.filter((d) => d.events.length > 1).length} of them more than one). ${batched.length} of them send in batches by`,
+    `default: ${batched.join(', ')}.`,
+    '',
+    '| Why a verified destination delivers none | Destinations | Which |',
+    '| --- | --- | --- |',
+    ...rows,
+  ].join('\n');
+}

@@ -1,0 +1,203 @@
+/**
+ * Verified means deliverable, through the gateway (issue #95; docs/catalog-destinations.md,
+ * "Through the gateway"): every destination test/delivery/catalog-deliverable.test.ts found
+ * deliverable (docs/data/catalog-deliverable.json) is configured as a `segment_action`
+ * destination of ONE local environment (`eventbus start`), set up as a user would without a
+ * mapping (test/support/catalog-deliverable.ts), its `base_url` under one capture server on
+ * loopback (named in EVENTBUS_EGRESS_ALLOW, as a user names a stand-in of theirs). The ordinary
+ * events are posted to the gateway over HTTP with the environment's producer token; each goes
+ * through store (which skips what no action takes), Pub/Sub and forward-catalog to the capture.
+ *
+ * Checked: each destination's capture received its requests, and the ledger has a `delivered` row
+ * for every ordinary event the driver's run delivered to it. The destinations whose delivered
+ * events a default-batching action takes also get a burst of products added to the cart (each
+ * from another person): at least one request to each of them carries two or more of the burst's
+ * people — a batch, sent by the action's `performBatch`.
+ */
+import assert from 'node:assert/strict';
+import type { ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { BigQuery } from '@google-cloud/bigquery';
+import { putSecret } from '../../local/local-secrets.ts';
+import { DELIVERABLE_DATA, type DeliverableResults } from '../../scripts/docs-deliverable.ts';
+import { ORDINARY, PERSON, saved, setUp, VERIFIED, type Verified } from '../support/catalog-deliverable.ts';
+import { standIn } from '../support/catalog-delivery.ts';
+import { localBigQuery, publishEvent, REPO, startLocalCli, stopLocalCli } from '../support/local-start.ts';
+import { until } from '../support/until.ts';
+
+const RESULTS = JSON.parse(readFileSync(join(REPO, DELIVERABLE_DATA), 'utf8')) as DeliverableResults;
+/** The bound the docs state for the whole run's deliveries, once the environment is up. */
+const DELIVERED_WITHIN_MS = 240_000;
+/** Products added to the cart at once, each by its own person: what the batching destinations batch. */
+const BURST = 4;
+
+/** The destination's id: ids start with a letter (`1plusx` → `d-1plusx`). */
+const idOf = (slug: string) => `d-${slug}`;
+
+describe('end to end: every deliverable catalogue destination through the gateway, in one environment', function () {
+  this.timeout(DELIVERED_WITHIN_MS + 180_000);
+  let local: Awaited<ReturnType<typeof startLocalCli>>;
+  let child: ChildProcess;
+  let bigquery: BigQuery;
+  let stand: Awaited<ReturnType<typeof standIn>>;
+  const run = `g${Date.now().toString(36)}`;
+  const eventTime = new Date(Date.now() - 60_000).toISOString();
+  const eventId = (kind: string) => `${run}-${kind}`;
+  const burstPerson = (i: number) => `${run}-burst-${i}`;
+  const secrets = new Map<string, string>();
+  const deliverable = RESULTS.deliverable.map((d) => ({
+    ...d,
+    verified: VERIFIED.find((v) => v.slug === d.slug) as Verified,
+  }));
+
+  /** The environment's settings: local.yaml's head, then every deliverable destination. */
+  function settingsFile(dataDir: string): string {
+    const head =
+      readFileSync(join(REPO, 'environments', 'local.yaml'), 'utf8').split('\ndestinations:')[0] ?? '';
+    const destinations: string[] = [];
+    const connections: string[] = [];
+    for (const d of deliverable) {
+      const { destination, secrets: values } = setUp(d.verified, `${stand.base}/${d.slug}`);
+      const settings = saved(destination, values);
+      for (const [name, value] of settings.values) secrets.set(name, value);
+      connections.push(...settings.connections.map((c) => `  - ${JSON.stringify(c)}`));
+      destinations.push(
+        `  - ${JSON.stringify({
+          ...settings.destination,
+          retry: { minimum_backoff: '1s', maximum_backoff: '5s', max_attempts: 20 },
+        })}`,
+      );
+    }
+    const text = [
+      head.trimEnd(),
+      'destinations:',
+      ...destinations,
+      ...(connections.length > 0 ? ['connections:', ...connections] : []),
+      '',
+    ].join('\n');
+    const path = join(dataDir, 'deliverable.yaml');
+    writeFileSync(path, text);
+    return path;
+  }
+
+  /** An ordinary event as a producer posts it: the person, consent, page and browser, and its data. */
+  const body = (kind: (typeof ORDINARY)[number], id: string, person?: string) => ({
+    event_id: id,
+    event_time: eventTime,
+    ...structuredClone(PERSON),
+    ...(person ? { user_id: person, user: { ...PERSON.user, email: `${person}@example.com` } } : {}),
+    ...structuredClone(kind.event_data),
+  });
+
+  /** Each destination's delivered rows (the event ids), once every expected one is there. */
+  async function deliveredRows(): Promise<Map<string, Set<string>>> {
+    const ids = ORDINARY.map((k) => `'${eventId(k.kind)}'`).join(', ');
+    const sql = `SELECT destination, event_id FROM \`local-project.events.deliveries\` WHERE status = 'delivered' AND event_id IN (${ids})`;
+    let last = new Map<string, Set<string>>();
+    try {
+      return await until(
+        'a delivered row for every destination and ordinary event it takes',
+        async () => {
+          const rows = (await bigquery.query({ query: sql }))[0] as {
+            destination: string;
+            event_id: string;
+          }[];
+          last = new Map();
+          for (const r of rows)
+            last.set(r.destination, (last.get(r.destination) ?? new Set()).add(r.event_id));
+          const missing = deliverable.filter((d) =>
+            d.events.some((kind) => !last.get(idOf(d.slug))?.has(eventId(kind))),
+          );
+          return missing.length === 0 ? last : undefined;
+        },
+        DELIVERED_WITHIN_MS,
+        2000,
+      );
+    } catch {
+      return last;
+    }
+  }
+
+  let started = 0;
+  let deliveredAfterMs = 0;
+  let rows = new Map<string, Set<string>>();
+  before(async () => {
+    stand = await standIn();
+    local = await startLocalCli({
+      prefix: 'eventbus-deliverable-',
+      settings: settingsFile,
+      env: { EVENTBUS_EGRESS_ALLOW: new URL(stand.base).origin },
+    });
+    child = local.child;
+    bigquery = await localBigQuery(local.ports);
+    // Settings' stand-in values shaped as each schema asks (the environment seeded random ones).
+    const secretManager = `http://127.0.0.1:${local.ports['secret-manager']}`;
+    for (const [name, value] of secrets) await putSecret(secretManager, 'local-project', name, value);
+    started = Date.now();
+    await Promise.all(
+      ORDINARY.map((kind) => publishEvent(local, kind.event_name, body(kind, eventId(kind.kind)))),
+    );
+    rows = await deliveredRows();
+    deliveredAfterMs = Date.now() - started;
+    // The burst: once every destination has answered (warm), products added at once by BURST people.
+    const cart = ORDINARY.find((k) => k.kind === 'add_to_cart') as (typeof ORDINARY)[number];
+    await Promise.all(
+      Array.from({ length: BURST }, (_, i) =>
+        publishEvent(local, cart.event_name, body(cart, `${run}-burst-${i}`, burstPerson(i))),
+      ),
+    );
+  });
+  after(async () => {
+    if (child) await stopLocalCli({ child, dataDir: local.dataDir });
+    stand?.server.close();
+  });
+
+  it('delivers every ordinary event each destination takes, a delivered row each, within the bound', () => {
+    console.log(
+      `      ${deliverable.length} destinations, ${RESULTS.deliverable.reduce((n, d) => n + d.events.length, 0)} deliveries: all delivered rows after ${Math.round(deliveredAfterMs / 1000)} s`,
+    );
+    const missing = deliverable.flatMap((d) =>
+      d.events
+        .filter((kind) => !rows.get(idOf(d.slug))?.has(eventId(kind)))
+        .map((kind) => `${d.slug}: ${kind}`),
+    );
+    assert.deepEqual(missing, []);
+  });
+
+  it("each destination's capture received its requests", () => {
+    const silent = deliverable.filter(
+      (d) => !stand.captured.some((c) => c.path.startsWith(`/standin/${d.slug}/`)),
+    );
+    assert.deepEqual(
+      silent.map((d) => d.slug),
+      [],
+    );
+  });
+
+  it('the destinations Segment batches by default get a burst in batches of more than one event', async () => {
+    const batching = deliverable.filter((d) => (d.batched ?? []).includes('add_to_cart'));
+    assert.ok(batching.length > 0, 'the results name destinations that batch products added to the cart');
+    const people = Array.from({ length: BURST }, (_, i) => burstPerson(i));
+    const batchOf = (slug: string) =>
+      stand.captured
+        .filter((c) => c.path.startsWith(`/standin/${slug}/`))
+        .map((c) => people.filter((p) => JSON.stringify(c.body ?? '').includes(p)).length)
+        .reduce((a, b) => Math.max(a, b), 0);
+    const sizes = await until(
+      'a batch of the burst at each batching destination',
+      async () => {
+        const now = batching.map((d) => ({ slug: d.slug, most: batchOf(d.slug) }));
+        return now.every((s) => s.most > 1) ? now : undefined;
+      },
+      120_000,
+      1000,
+    ).catch(() => batching.map((d) => ({ slug: d.slug, most: batchOf(d.slug) })));
+    console.log(`      largest batch of the burst: ${sizes.map((s) => `${s.slug} ${s.most}`).join(', ')}`);
+    assert.deepEqual(
+      sizes.filter((s) => s.most < 2).map((s) => s.slug),
+      [],
+      'destinations that sent no batch of two or more',
+    );
+  });
+});

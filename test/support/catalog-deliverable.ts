@@ -1,0 +1,310 @@
+/**
+ * What "verified means deliverable" sends and how (issue #95; docs/catalog-destinations.md,
+ * "Deliverable"), shared by the driver's run (test/delivery/catalog-deliverable.test.ts) and the
+ * gateway's (test/e2e/catalog-deliverable.test.ts): the verified destinations, each set up as a
+ * user sets it up without writing a mapping, and the fixed set of ordinary events a site sends.
+ *
+ * - Its presets when Segment's app enables some for it (the automatic ones the runtime runs), else
+ *   those of its verified actions the settings check takes as they are (no mapping, no `when`),
+ *   under their default subscriptions.
+ * - Each required setting a stand-in shaped as the destination's schema asks: its default, its
+ *   first choice, a UUID where the format is uuid, an https URL where it is a URI, else a word.
+ * - An OAuth access token, Google Ads' developer token.
+ * - Each ordinary event its subscriptions take (as `store` judges: core/platforms/segment-action/
+ *   subscription.ts); an event none takes is skipped, as the decision layer skips it.
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import type { StoredEvent } from '../../core/event.ts';
+import type { CatalogSetting } from '../../core/platforms/segment-action/catalog.ts';
+import { segmentActionProblems } from '../../core/platforms/segment-action/check.ts';
+import { compileFql } from '../../core/platforms/segment-action/fql.ts';
+import { OAUTH_ROLES } from '../../core/platforms/segment-action/oauth.ts';
+import { segmentEventOf } from '../../core/platforms/segment-action/segment-event.ts';
+import type { DefaultSubscriptions } from '../../core/platforms/segment-action/subscription.ts';
+import type { Connection, Destination } from '../../schemas/settings.ts';
+import { REPO } from './local-start.ts';
+
+export interface Verified {
+  readonly slug: string;
+  /** The actions every runnable case of which passed. */
+  readonly actions: readonly string[];
+}
+interface Entry {
+  readonly slug: string;
+  readonly auth: string;
+  readonly authFields?: readonly CatalogSetting[];
+  /** One of each rule's settings must be given (GA4: a Measurement ID or a Firebase App ID). */
+  readonly settingRules?: readonly { readonly anyOf: readonly string[] }[];
+}
+/** What is read of a Segment destination's definition (its module in @segment/action-destinations). */
+interface Definition {
+  readonly authentication?: { readonly fields?: Record<string, { readonly format?: string }> };
+  readonly actions: Record<
+    string,
+    {
+      readonly defaultSubscription?: string;
+      readonly performBatch?: unknown;
+      readonly fields: Record<
+        string,
+        { readonly required?: boolean; readonly default?: unknown; readonly unsafe_hidden?: boolean }
+      >;
+    }
+  >;
+}
+
+const read = (path: string): unknown => JSON.parse(readFileSync(join(REPO, path), 'utf8'));
+
+/** The destinations the conformance run verified, with their verified actions. */
+export const VERIFIED: readonly Verified[] = (
+  read('docs/data/segment-conformance.json') as {
+    destinations: { slug: string; actions: { action: string; runnable: number; passing: number }[] }[];
+  }
+).destinations
+  .map((d) => ({
+    slug: d.slug,
+    actions: d.actions.filter((a) => a.runnable > 0 && a.runnable === a.passing).map((a) => a.action),
+  }))
+  .filter((d) => d.actions.length > 0);
+
+const CATALOG = new Map(
+  (read('core/platforms/segment-action/catalog.json') as { destinations: Entry[] }).destinations.map((e) => [
+    e.slug,
+    e,
+  ]),
+);
+const SUBSCRIPTIONS = read(
+  'core/platforms/segment-action/default-subscriptions.json',
+) as DefaultSubscriptions;
+
+const require = createRequire(import.meta.url);
+/** The destination's definition, as the runtime loads it. */
+export function definitionOf(slug: string): Definition {
+  return (require(`@segment/action-destinations/dist/destinations/${slug}`) as { default: Definition })
+    .default;
+}
+
+/** Whether Segment's app enables presets the runtime runs (the automatic ones) when the destination is added. */
+export function runsPresets(slug: string): boolean {
+  return (SUBSCRIPTIONS[slug]?.presets ?? []).length > 0;
+}
+
+/** Where a required field is read from Engage's audience computation (`$.context.personas…`). */
+const ENGAGE = /context\.personas|Audience (Entered|Exited)|audience_membership/i;
+
+/**
+ * An audience destination (Engage): every verified action takes Engage's audience events — its
+ * required fields are read from `context.personas`, which only Segment's audience computation
+ * writes or its subscription is an audience's entry or exit. No ordinary event is for it. (An action
+ * with no subscription of its own, Facebook Custom Audiences' `sync`, counts as one that needs a
+ * `when`: the definition does not say it is Engage's alone.)
+ */
+export function audienceOnly(v: Verified): boolean {
+  const definition = definitionOf(v.slug);
+  return v.actions.every((name) => {
+    const action = definition.actions[name];
+    if (action === undefined) return false;
+    if (ENGAGE.test(action.defaultSubscription ?? '')) return true;
+    return Object.values(action.fields).some(
+      (f) => f.required && ENGAGE.test(JSON.stringify(f.default ?? '')),
+    );
+  });
+}
+
+/**
+ * The ordinary events (of `kinds`) that a run Segment sends in batches by default takes: a run of
+ * the destination as `setUp` sets it up (its presets, else its actions under their default
+ * subscriptions) whose action has a `performBatch` and `enable_batching` true by default.
+ */
+export function batchedKinds(destination: Destination, kinds: readonly string[]): string[] {
+  const slug = destination.destination ?? '';
+  const definition = definitionOf(slug);
+  const table = SUBSCRIPTIONS[slug];
+  const runs =
+    destination.actions === undefined
+      ? (table?.presets ?? []).map((p) => ({ action: p.action, subscribe: p.subscribe }))
+      : destination.actions.map(({ action }) => ({
+          action,
+          subscribe: table?.defaults[action] ?? undefined,
+        }));
+  const batching = runs.filter(({ action }) => {
+    const a = definition.actions[action];
+    return typeof a?.performBatch === 'function' && a.fields['enable_batching']?.default === true;
+  });
+  return kinds.filter((kind) => {
+    const ordinary = ORDINARY.find((o) => o.kind === kind);
+    if (ordinary === undefined) return false;
+    const event = segmentEventOf(ordinaryEvent(ordinary, 'b-1', new Date(0)));
+    return batching.some((r) => r.subscribe !== undefined && compileFql(r.subscribe).takes(event));
+  });
+}
+
+/** A UUID for settings whose format is uuid (Friendbuy's MAPI key). */
+const STANDIN_UUID = '7d9f3c2e-5b1a-4e8f-9c3d-2a6b8e4f1c07';
+
+/** A stand-in value for a required setting, shaped as its schema asks. */
+export function standInValue(f: CatalogSetting, format: string | undefined): string | number | boolean {
+  if (f.default !== undefined) return f.default;
+  const first = f.choices?.[0]?.value;
+  if (first !== undefined) return first;
+  if (f.type === 'number' || f.type === 'integer') return 1;
+  if (f.type === 'boolean') return true;
+  if (format === 'uuid') return STANDIN_UUID;
+  if (format === 'uri' || format === 'url' || /url|uri|endpoint/i.test(f.key))
+    return 'https://standin.example.com';
+  if (format === 'email') return 'standin@example.com';
+  return `standin-${f.key}`;
+}
+
+/**
+ * The destination as a user sets it up without a mapping, and its settings' secret values (by
+ * settings key; an OAuth connection's by role, `oauth_<role>`). Without presets, the verified
+ * actions the settings check takes without a mapping or a `when` (its default subscription and
+ * the field defaults give what it needs); `usable` says whether any is left.
+ */
+export function setUp(
+  v: Verified,
+  base: string,
+): { destination: Destination; secrets: Record<string, string>; usable: boolean } {
+  const entry = CATALOG.get(v.slug);
+  const formats = definitionOf(v.slug).authentication?.fields ?? {};
+  const config: Record<string, unknown> = {};
+  const secrets: Record<string, string> = {};
+  // The first setting of each "one of these" rule counts as required (the web stream's, for GA4).
+  const ruled = new Set((entry?.settingRules ?? []).flatMap((r) => r.anyOf.slice(0, 1)));
+  for (const f of entry?.authFields ?? []) {
+    if (!f.required && !ruled.has(f.key)) continue;
+    const value = standInValue(f, formats[f.key]?.format);
+    if (f.type === 'password' || f.secret) secrets[f.key] = String(value);
+    else config[f.key] = value;
+  }
+  const oauth = entry?.auth === 'oauth2' || entry?.auth === 'oauth-managed';
+  if (oauth)
+    for (const role of Object.values(OAUTH_ROLES)) secrets[role] = `standin-${role.replace('oauth_', '')}`;
+  if (v.slug === 'google-enhanced-conversions') secrets['developer_token'] = 'standin-developer-token';
+  const base_ = {
+    id: v.slug,
+    type: 'segment_action',
+    destination: v.slug,
+    base_url: base,
+    config,
+  } as Destination;
+  if (runsPresets(v.slug)) return { destination: base_, secrets, usable: true };
+  // What the settings check asks of each action alone (a connection is judged by the environment).
+  const named = { ...base_, secrets: Object.fromEntries(Object.keys(secrets).map((k) => [k, 'NAME'])) };
+  const actions = v.actions.filter((action) =>
+    segmentActionProblems({ ...named, actions: [{ action }] }).every(
+      (p) => !p.startsWith('destination.actions['),
+    ),
+  );
+  return {
+    destination: { ...base_, actions: actions.map((action) => ({ action })) } as Destination,
+    secrets,
+    usable: actions.length > 0,
+  };
+}
+
+/**
+ * What every ordinary event carries besides its name and data, as a site's tag sends it: the
+ * person (identified, with the traits sites collect), consent, the page and the browser.
+ */
+export const PERSON = {
+  user_id: 'u-1',
+  anonymous_id: 'a-1',
+  user: { email: 'jane@example.com', phone: '+14155552671', first_name: 'Jane', last_name: 'Doe' },
+  consent: { analytics: 'granted', ads: 'granted' },
+  page: {
+    url: 'https://shop.example.com/mugs/blue',
+    title: 'Blue mug',
+    referrer: 'https://www.example.org/',
+  },
+  device: {
+    ip: '203.0.113.7',
+    user_agent:
+      'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 Version/17.5 Safari/605.1.15',
+    locale: 'en-US',
+  },
+} as const;
+
+/**
+ * The ordinary events, each with the fields a producer sends: an order, an identify, a page view,
+ * a product added to the cart (the named track most presets after the order take) and a group
+ * call. `id` makes each event's id (and is the event's kind in the results).
+ */
+export const ORDINARY: readonly {
+  readonly kind: string;
+  readonly event_name: string;
+  readonly event_data: Readonly<Record<string, unknown>>;
+}[] = [
+  {
+    kind: 'purchase',
+    event_name: 'purchase',
+    event_data: {
+      value: 10,
+      currency: 'USD',
+      transaction_id: 'o-1',
+      items: [{ item_id: 'SKU-1', item_name: 'Mug', price: 10, quantity: 1 }],
+    },
+  },
+  { kind: 'identify', event_name: 'user_identified', event_data: {} },
+  { kind: 'page', event_name: 'page_view', event_data: {} },
+  {
+    kind: 'add_to_cart',
+    event_name: 'add_to_cart',
+    event_data: {
+      value: 10,
+      currency: 'USD',
+      items: [{ item_id: 'SKU-1', item_name: 'Mug', price: 10, quantity: 1 }],
+    },
+  },
+  { kind: 'group', event_name: 'user_grouped', event_data: { group_id: 'g-1', traits: { name: 'Acme' } } },
+];
+
+/** One ordinary event as stored, with its own id. */
+export function ordinaryEvent(kind: (typeof ORDINARY)[number], eventId: string, time: Date): StoredEvent {
+  return {
+    event_name: kind.event_name,
+    event_id: eventId,
+    event_time: time.toISOString(),
+    ...structuredClone(PERSON),
+    event_data: structuredClone(kind.event_data),
+  } as unknown as StoredEvent;
+}
+
+/** A settings key's secret name in an environment (`DLV_<SLUG>_<KEY>`). */
+export const secretName = (slug: string, key: string): string =>
+  `DLV_${slug}_${key}`.toUpperCase().replace(/[^A-Z0-9_]/g, '_');
+
+/**
+ * The destination as its settings say it (ids start with a letter: `d-<slug>`): secrets by
+ * name, an OAuth destination's credentials on its own `oauth2` connection (`c-<slug>`), as
+ * `eventbus connect` writes one; and each secret name's value.
+ */
+export function saved(
+  destination: Destination,
+  secrets: Readonly<Record<string, string>>,
+): { destination: Destination; connections: Connection[]; values: Map<string, string> } {
+  const slug = destination.destination ?? '';
+  const values = new Map<string, string>();
+  const named: Record<string, string> = {};
+  const roles: Record<string, string> = {};
+  const oauthRoles = new Set<string>(Object.values(OAUTH_ROLES));
+  for (const [key, value] of Object.entries(secrets)) {
+    const name = secretName(slug, key);
+    values.set(name, value);
+    if (oauthRoles.has(key)) roles[key.replace(/^oauth_/, '')] = name;
+    else named[key] = name;
+  }
+  const connection = Object.keys(roles).length > 0 ? `c-${slug}` : undefined;
+  return {
+    destination: {
+      ...destination,
+      id: `d-${slug}`,
+      ...(Object.keys(named).length > 0 ? { secrets: named } : {}),
+      ...(connection ? { connection } : {}),
+    } as Destination,
+    connections: connection ? [{ id: connection, type: 'oauth2', secrets: roles } as Connection] : [],
+    values,
+  };
+}
