@@ -48,6 +48,7 @@ import {
   type ReadableSpan,
   type SpanExporter,
 } from '@opentelemetry/sdk-trace-base';
+import type { TraceFlush } from '../core/runtime-config.ts';
 import {
   formatTraceparent,
   messageTraceparent,
@@ -76,6 +77,12 @@ export interface TracingOptions {
   readonly headers?: () => Promise<Record<string, string>>;
   /** Tests: an exporter instead of OTLP. */
   readonly exporter?: SpanExporter;
+  /**
+   * When spans leave (EVENTBUS_TRACE_FLUSH): `answer` (the default), flushPending and flushSoon
+   * export what is queued; `timer`, they do nothing and the queue's timer exports it, for an
+   * instance whose CPU is always allocated. `flush` (SIGTERM) exports in both.
+   */
+  readonly flush?: TraceFlush;
   /** The export queue's bounds (BatchSpanProcessor's); the defaults keep a slow collector cheap. */
   readonly queue?: {
     readonly maxQueueSize?: number;
@@ -171,6 +178,7 @@ export function setupTracing(options: TracingOptions): Tracing {
   const ratio = Math.min(1, Math.max(0, options.ratio));
   // Spans queued since the last flush began: what flushPending has to wait for.
   let queued = 0;
+  const timerOnly = options.flush === 'timer';
   let flushing: Promise<void> | undefined;
   const exportSpan = batch
     ? (span: ReadableSpan) => {
@@ -188,6 +196,7 @@ export function setupTracing(options: TracingOptions): Tracing {
     // Neither ever fails: a collector that is down or slow loses spans, never a caller's work.
     flush: () => provider.forceFlush().catch(() => {}),
     flushPending: () => {
+      if (timerOnly) return undefined;
       if (queued === 0) return flushing;
       queued = 0;
       const bound = new Promise<void>((resolve) => setTimeout(resolve, FLUSH_BEFORE_ANSWER_MS).unref());
@@ -761,6 +770,7 @@ export function setupProcessTracing(
     readonly settings: Readonly<Settings>;
     readonly project: string;
     readonly traceEndpoint?: string;
+    readonly traceFlush?: TraceFlush;
   },
   service: string,
 ): Tracing | undefined {
@@ -773,6 +783,7 @@ export function setupProcessTracing(
     project: config.project,
     ratio: t?.sample_ratio ?? DEFAULT_SAMPLE_RATIO,
     endpoint,
+    ...(config.traceFlush ? { flush: config.traceFlush } : {}),
     ...(headers ? { headers } : {}),
   });
 }

@@ -106,6 +106,16 @@ export const ENV = Object.freeze({
    */
   traceEndpoint: 'EVENTBUS_TRACE_ENDPOINT',
   /**
+   * When a deployable's spans leave (docs/observability.md, "Spans leave before the answer"):
+   * `answer`, with the answer (before it where the hop's spans are made before it, started at once
+   * where they are made with it, the gateway's), for an instance whose CPU is throttled once it
+   * has answered; `timer`, on the export queue's timer (5 s), for one whose CPU is always
+   * allocated. Unset or anything else: `answer`. Either way a SIGTERM exports what is queued.
+   * Pulumi sets it on every deployable that traces (infra/runtime-env.ts), and the policy
+   * `eventbus-trace-flush` refuses `timer` or nothing on a request-billed one.
+   */
+  traceFlush: 'EVENTBUS_TRACE_FLUSH',
+  /**
    * The studio: Cloud Trace API v1 at this URL instead of cloudtrace.googleapis.com, without
    * Google credentials (locally: the receiver, which serves the same API; adapters/trace-reader.ts).
    */
@@ -122,7 +132,16 @@ export interface RuntimeConfig {
   readonly tokenStore?: string;
   /** EVENTBUS_TRACE_ENDPOINT: where spans are exported (OTLP/HTTP); absent: not exported. */
   readonly traceEndpoint?: string;
+  /** EVENTBUS_TRACE_FLUSH: when spans leave; `answer` unless it says `timer`. */
+  readonly traceFlush: TraceFlush;
 }
+
+/** When a deployable's spans leave: with each answer, or on the export queue's timer. */
+export type TraceFlush = 'answer' | 'timer';
+
+/** EVENTBUS_TRACE_FLUSH as a process reads it: `timer` only when it says so, else `answer` (the safe one). */
+export const traceFlushOf = (env: Readonly<Record<string, string | undefined>>): TraceFlush =>
+  env[ENV.traceFlush] === 'timer' ? 'timer' : 'answer';
 
 /** Reads a text file (the entry point's `readFileSync`); the core itself does no I/O. */
 export type ReadText = (path: string) => string;
@@ -155,6 +174,7 @@ export function readRuntimeConfig(
       : {}),
     ...(env[ENV.tokenStore] ? { tokenStore: env[ENV.tokenStore] as string } : {}),
     ...(env[ENV.traceEndpoint] ? { traceEndpoint: env[ENV.traceEndpoint] as string } : {}),
+    traceFlush: traceFlushOf(env),
   });
 }
 

@@ -34,6 +34,8 @@ export interface BundleRevision {
    * hands every path to the function).
    */
   readonly startupProbe?: 'health' | 'tcp';
+  /** Labels besides `environment` (store's and forward's billing stamp). */
+  readonly labels?: Readonly<Record<string, string>>;
 }
 
 /** A service in the plan's project and region running `node main.js` from the bundle's archive. */
@@ -43,7 +45,7 @@ export function bundleService(r: BundleRevision): gcp.cloudrunv2.ServiceArgs {
     location: r.plan.region,
     name: r.name,
     description: `eventbus ${r.name} (${r.plan.environment})`,
-    labels: { environment: r.plan.environment },
+    labels: { environment: r.plan.environment, ...r.labels },
     launchStage: 'BETA',
     ingress: 'INGRESS_TRAFFIC_ALL',
     deletionProtection: false,

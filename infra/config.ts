@@ -8,6 +8,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as pulumi from '@pulumi/pulumi';
 import { gatewaySecrets, missingGatewaySecrets } from '../core/access/gateway-secrets.ts';
+import type { BillingStamp, KeptFunction } from '../core/deploy/billing-kept.ts';
 import { type Plan, plan } from '../core/plan.ts';
 import { segmentActionViolations } from '../core/platforms/segment-action/check.ts';
 import { formatErrors, parseSettings } from '../core/settings.ts';
@@ -35,6 +36,17 @@ export interface StackConfig {
    * secrets, grants and env bindings are declared, but no version.
    */
   readonly gatewaySecretValues?: Readonly<Record<string, pulumi.Input<string>>>;
+  /**
+   * What the program decided for store's and forward's billing and why (infra/program.ts, from
+   * the stack's state), stamped on their deployables. Absent: a stack never deployed.
+   */
+  readonly billingKept?: Readonly<Record<KeptFunction, BillingStamp>>;
+  /**
+   * With `gateway.site_url_map_import`: the snapshot of the site's URL map read from that file
+   * (core/deploy/site-url-map-import.ts), and whether the stack's state already holds the map
+   * (infra/program.ts): then the path rule is added to it, else it is imported as it is.
+   */
+  readonly siteUrlMap?: { readonly snapshot: unknown; readonly imported: boolean };
 }
 
 /** Raised for any bad stack value; the message names the config key or settings key at fault. */
@@ -80,7 +92,30 @@ export function loadStackConfig(values: StackValues, root: string = REPO_ROOT): 
   if (mismatches.length > 0) {
     throw new StackConfigError(`settingsFile ${settingsFile} is invalid:\n${mismatches.join('\n')}`);
   }
-  return Object.freeze({ project, region, settingsFile, settings, plan: plan(settings) });
+  const snapshot = siteUrlMapSnapshot(settings, settingsFile);
+  return Object.freeze({
+    project,
+    region,
+    settingsFile,
+    settings,
+    plan: plan(settings),
+    ...(snapshot === undefined ? {} : { siteUrlMap: { snapshot, imported: false } }),
+  });
+}
+
+/** The site's URL map snapshot `gateway.site_url_map_import` names, relative to the settings file. */
+function siteUrlMapSnapshot(settings: Readonly<Settings>, settingsFile: string): unknown {
+  const file = settings.gateway?.site_url_map_import;
+  if (file === undefined) return undefined;
+  const path = resolve(dirname(settingsFile), file);
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as unknown;
+  } catch (err) {
+    throw new StackConfigError(
+      `gateway.site_url_map_import: cannot read ${path} (write it with \`gcloud compute url-maps describe ` +
+        `${settings.gateway?.site_url_map ?? '<map>'} --global --format=json > ${file}\`): ${(err as Error).message}`,
+    );
+  }
 }
 
 /** Reads the stack config through Pulumi (the deploy path); tests call loadStackConfig directly. */

@@ -257,6 +257,8 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
     {
       plan,
       settings,
+      // Said on store's and forward's deployables, for the policy eventbus-billing-kept.
+      ...(config.billingKept ? { billingStamps: config.billingKept } : {}),
       sourceBucket: sources.bucket.name,
       sourceObjects: {
         store: sources.objects.store.name,
@@ -357,7 +359,13 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
   const gatewayOrigin = originPath
     ? new GatewayOriginPath(
         name,
-        { plan, originPath, service: gateway.service, apisReady: apis.ready },
+        {
+          plan,
+          originPath,
+          service: gateway.service,
+          apisReady: apis.ready,
+          siteUrlMap: config.siteUrlMap,
+        },
         after,
       )
     : undefined;

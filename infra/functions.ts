@@ -13,10 +13,22 @@
  */
 import * as gcp from '@pulumi/gcp';
 import * as pulumi from '@pulumi/pulumi';
+import {
+  type BillingStamp,
+  billingLabels,
+  type KeptFunction,
+  keptBilling,
+} from '../core/deploy/billing-kept.ts';
 import type { FunctionName, FunctionPlan, Plan } from '../core/plan.ts';
 import type { Settings } from '../schemas/settings.ts';
 import { bundleService } from './cloud-run.ts';
-import { functionSettingsVolume, runtimeEnvironment, type SettingsDelivery } from './runtime-env.ts';
+import { TRACING_WORKLOADS } from './identities.ts';
+import {
+  functionSettingsVolume,
+  runtimeEnvironment,
+  type SettingsDelivery,
+  traceFlushFor,
+} from './runtime-env.ts';
 
 /** The functions that may run as an instance-billed Cloud Run service, and their bundles. */
 export type ServedFunction = 'store' | 'forward';
@@ -42,7 +54,22 @@ export interface FunctionsArgs {
   readonly settingsFile: SettingsDelivery;
   /** The `<name>-service` archives, for the functions whose plan says instance-based billing. */
   readonly serviceObjects?: Readonly<Partial<Record<ServedFunction, gcp.storage.BucketObject>>>;
+  /**
+   * The billing the program decided for store and forward, and why: labels on their deployables.
+   * Absent: a stack declared without the program's reading of its state, a new one.
+   */
+  readonly billingStamps?: Readonly<Record<KeptFunction, BillingStamp>>;
 }
+
+/** The billing stamp's labels of store and forward (core/deploy/billing-kept.ts); none for the others. */
+const stampOf = (args: FunctionsArgs, f: FunctionName): Record<string, string> =>
+  f === 'store' || f === 'forward'
+    ? billingLabels((args.billingStamps ?? keptBilling(args.settings, undefined).stamps)[f])
+    : {};
+
+/** When a function's spans leave, if it traces (the scheduler does not). */
+const tracesOf = (f: FunctionName, cpuAlwaysAllocated: boolean) =>
+  TRACING_WORKLOADS.includes(f) ? traceFlushFor(cpuAlwaysAllocated) : undefined;
 
 export class Functions extends pulumi.ComponentResource {
   /** The request-billed functions (Cloud Functions gen2). */
@@ -92,7 +119,7 @@ export class Functions extends pulumi.ComponentResource {
           location: plan.region,
           name: f.service,
           description: `eventbus ${f.name} (${plan.environment})`,
-          labels: { environment: plan.environment },
+          labels: { environment: plan.environment, ...stampOf(args, f.name) },
           buildConfig: {
             runtime: FUNCTION_RUNTIME,
             entryPoint: f.entryPoint,
@@ -107,7 +134,7 @@ export class Functions extends pulumi.ComponentResource {
             maxInstanceCount: f.sizing.max_instances,
             timeoutSeconds: f.sizing.timeout_seconds,
             serviceAccountEmail: account,
-            environmentVariables: runtimeEnvironment(plan.project),
+            environmentVariables: runtimeEnvironment(plan.project, tracesOf(f.name, false)),
             secretVolumes: [functionSettingsVolume(plan.project, args.settingsFile)],
             // Pub/Sub push comes from Google's front ends, not from a VPC: ingress must allow
             // all, and IAM (run.invoker, held by the push identity only) is the guard.
@@ -158,10 +185,11 @@ export class Functions extends pulumi.ComponentResource {
         sourceBucket: args.sourceBucket,
         sourceObject: object,
         // functions/serve.ts listens on loopback unless told otherwise.
-        env: { ...runtimeEnvironment(args.plan.project), HOST: '0.0.0.0' },
+        env: { ...runtimeEnvironment(args.plan.project, tracesOf(f.name, true)), HOST: '0.0.0.0' },
         settingsFile: args.settingsFile,
         cpuIdle: false,
         startupProbe: 'tcp',
+        labels: stampOf(args, f.name),
       }),
       opts,
     );

@@ -22,9 +22,22 @@
 import * as gcp from '@pulumi/gcp';
 import * as pulumi from '@pulumi/pulumi';
 import { backendServiceUrl, SERVICE_USER_ROLE, sitePathRule } from '../core/deploy/site-url-map.ts';
+import {
+  type ImportedMapInputs,
+  importedMapInputs,
+  withGatewayRule,
+} from '../core/deploy/site-url-map-import.ts';
 import type { Plan } from '../core/plan.ts';
 
 export type OriginPathPlan = NonNullable<Plan['gateway']['originPath']>;
+
+/** A Compute resource's full URL from its (partial) one, as URL maps write their references. */
+const computeUrl = (ref: string) =>
+  ref.startsWith('https://') ? ref : `https://www.googleapis.com/compute/v1/${ref}`;
+
+export const URL_MAP_TYPE = 'gcp:compute/uRLMap:URLMap';
+/** The imported site map's logical name: `<env>-site-imported-urlmap` (infra/program.ts finds it in the state). */
+export const IMPORTED_MAP_SUFFIX = 'site-imported-urlmap';
 
 /** Why the plan's origin path cannot be declared, or undefined when it can. */
 export function originPathRefusal(plan: Pick<Plan, 'gateway'>): string | undefined {
@@ -45,6 +58,8 @@ export interface GatewayOriginPathArgs {
   readonly service: gcp.cloudrunv2.Service;
   /** The APIs enabled (Compute Engine's among them). */
   readonly apisReady: pulumi.Resource;
+  /** With `gateway.site_url_map_import`: the map's snapshot, and whether the state holds it already. */
+  readonly siteUrlMap?: { readonly snapshot: unknown; readonly imported: boolean } | undefined;
 }
 
 export class GatewayOriginPath extends pulumi.ComponentResource {
@@ -94,11 +109,17 @@ export class GatewayOriginPath extends pulumi.ComponentResource {
           { project, name: backend.name, role: SERVICE_USER_ROLE, member: siteMap.grant },
           { parent: this },
         );
+      if (siteMap.importFile) {
+        this.instruction = pulumi.output(this.importSiteMap(name, args, backend));
+        this.pulumiSnippet = undefined;
+        this.registerOutputs({ instruction: this.instruction });
+        return;
+      }
       const rule = backend.name.apply((b) =>
         sitePathRule(
           siteMap,
           originPath.path,
-          `https://www.googleapis.com/compute/v1/${backendServiceUrl(project, b)}`,
+          computeUrl(backendServiceUrl(project, b)),
           originPath.siteBackend,
         ),
       );
@@ -132,5 +153,60 @@ export class GatewayOriginPath extends pulumi.ComponentResource {
     );
     this.pulumiSnippet = undefined;
     this.registerOutputs({ instruction: this.instruction });
+  }
+
+  /**
+   * The site's own map imported into the stack (core/deploy/site-url-map-import.ts): as the
+   * snapshot shows it while the state does not hold it yet, with the path rule once it does; kept
+   * if the stack stops declaring it. What the next step is, in words.
+   */
+  private importSiteMap(
+    name: string,
+    args: GatewayOriginPathArgs,
+    backend: gcp.compute.BackendService,
+  ): string {
+    const { plan, originPath } = args;
+    const site = originPath.siteMap;
+    const snapshot = args.siteUrlMap;
+    if (!site?.importFile || !snapshot)
+      throw new Error(
+        "gateway.site_url_map_import: the snapshot of the site's URL map was not read (infra/config.ts)",
+      );
+    const read = importedMapInputs(snapshot.snapshot, site);
+    if (!read.ok)
+      throw new Error(`gateway.site_url_map_import ${site.importFile}: ${read.problems.join('; ')}`);
+    // The backend's name is the program's own constant: the rule is known before it exists.
+    const gatewayBackend = computeUrl(backendServiceUrl(plan.project, 'eventbus-site-gateway-backend'));
+    const siteBackend = computeUrl(backendServiceUrl(site.project, originPath.siteBackend ?? ''));
+    let inputs: ImportedMapInputs = read.inputs;
+    if (snapshot.imported) {
+      const ruled = withGatewayRule(read.inputs, site, originPath.path, gatewayBackend, siteBackend);
+      if (!ruled.ok) throw new Error(`gateway.site_url_map ${site.name}: ${ruled.problems.join('; ')}`);
+      inputs = ruled.inputs;
+    }
+    new gcp.compute.URLMap(
+      `${name}-${IMPORTED_MAP_SUFFIX}`,
+      {
+        project: inputs.project,
+        name: inputs.name,
+        ...(inputs.description === undefined ? {} : { description: inputs.description }),
+        ...(inputs.defaultService === undefined ? {} : { defaultService: inputs.defaultService }),
+        hostRules: inputs.hostRules.map((h) => ({ ...h, hosts: [...h.hosts] })),
+        pathMatchers: inputs.pathMatchers.map((m) => ({
+          ...m,
+          pathRules: m.pathRules.map((r) => ({ ...r, paths: [...r.paths] })),
+        })),
+      },
+      {
+        parent: this,
+        dependsOn: [backend],
+        // The site's map stays the site's: never deleted with the stack.
+        retainOnDelete: true,
+        ...(snapshot.imported ? {} : { import: `projects/${site.project}/global/urlMaps/${site.name}` }),
+      },
+    );
+    return snapshot.imported
+      ? `the site's URL map ${site.name} (imported into this stack, kept if the stack is destroyed) routes ${originPath.path} to the gateway`
+      : `pulumi up imports the site's URL map ${site.name} unchanged; run pulumi up again to add the path rule for ${originPath.path}`;
   }
 }

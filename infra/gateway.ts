@@ -14,7 +14,7 @@ import type { Plan } from '../core/plan.ts';
 import { ENV } from '../core/runtime-config.ts';
 import type { Settings } from '../schemas/settings.ts';
 import { bundleService } from './cloud-run.ts';
-import { runtimeEnvironment, type SettingsDelivery } from './runtime-env.ts';
+import { runtimeEnvironment, type SettingsDelivery, traceFlushFor } from './runtime-env.ts';
 import type { SecretEnv } from './secrets.ts';
 
 /** The Cloud Run service's name: also the first label of its deterministic URL. */
@@ -56,7 +56,7 @@ export class Gateway extends pulumi.ComponentResource {
     );
     this.url = project.number.apply((n) => deterministicUrl(n, plan.region));
     const env: Record<string, pulumi.Input<string>> = {
-      ...runtimeEnvironment(plan.project),
+      ...runtimeEnvironment(plan.project, traceFlushFor(!plan.gateway.cpuIdle)),
       [ENV.tokenStore]: `secret:${plan.gateway.tokenSecret}`,
       // gateway/main.ts binds 127.0.0.1 unless told otherwise; Cloud Run sends traffic to all
       // interfaces (PORT is set by Cloud Run itself).

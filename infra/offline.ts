@@ -27,6 +27,8 @@ export interface Declared {
   // Resource inputs are whatever the provider schema allows: tests read them as plain JSON.
   // biome-ignore lint/suspicious/noExplicitAny: mocks hand back untyped provider inputs
   readonly inputs: Record<string, any>;
+  /** The `import` resource option: the id of the live resource the engine would adopt. */
+  readonly importId?: string;
 }
 
 export interface Recorded {
@@ -123,7 +125,12 @@ async function declareMocked(
   await pulumi.runtime.setMocks(
     {
       newResource(args) {
-        recorded.resources.push({ type: args.type, name: args.name, inputs: args.inputs });
+        recorded.resources.push({
+          type: args.type,
+          name: args.name,
+          inputs: args.inputs,
+          ...(args.id ? { importId: args.id } : {}),
+        });
         const state =
           args.type === 'pulumi:pulumi:StackReference'
             ? { ...args.inputs, outputs: stackOutputs, secretOutputNames: [] }

@@ -17,6 +17,7 @@ import { plan } from '../core/plan.ts';
 import type { BundleManifest } from './bundle-manifest.ts';
 import type { StackConfig } from './config.ts';
 import { declareEnvironment, type EnvironmentOutputs } from './environment.ts';
+import { IMPORTED_MAP_SUFFIX, URL_MAP_TYPE } from './gateway-origin-path.ts';
 
 /** The stack's own name as the engine's built-in reads take it (organization/project/stack). */
 const selfName = () => `${pulumi.getOrganization()}/${pulumi.getProject()}/${pulumi.getStack()}`;
@@ -80,6 +81,7 @@ export function keepBilling(
       ...config,
       settings,
       plan: plan(withBilling(settings, kept.billing), { draining: topology.draining }),
+      billingKept: kept.stamps,
     },
     billing: kept.billing,
   };
@@ -90,8 +92,16 @@ export interface ProgramOutputs extends EnvironmentOutputs {
   readonly billing: DeployedBilling;
 }
 
+/** Whether the stack's state already holds the site's imported URL map (infra/gateway-origin-path.ts). */
+export const siteMapImported = (state: readonly StateResource[] | undefined): boolean =>
+  state?.some((r) => r.type === URL_MAP_TYPE && r.urn.endsWith(`-${IMPORTED_MAP_SUFFIX}`)) === true;
+
 export async function program(config: StackConfig, bundles: BundleManifest): Promise<ProgramOutputs> {
   const outputs = await previousStackOutputs();
-  const { config: kept, billing } = keepBilling(config, await deployedState(outputs), outputs);
-  return { ...declareEnvironment(kept, bundles), billing };
+  const state = await deployedState(outputs);
+  const { config: kept, billing } = keepBilling(config, state, outputs);
+  const withMap: StackConfig = kept.siteUrlMap
+    ? { ...kept, siteUrlMap: { ...kept.siteUrlMap, imported: siteMapImported(state) } }
+    : kept;
+  return { ...declareEnvironment(withMap, bundles), billing };
 }

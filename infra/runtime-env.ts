@@ -8,7 +8,7 @@
  */
 
 import type * as pulumi from '@pulumi/pulumi';
-import { ENV } from '../core/runtime-config.ts';
+import { ENV, type TraceFlush } from '../core/runtime-config.ts';
 
 /** Variables Google's clients would read as emulator hosts; a deployed workload must never get one. */
 export const EMULATOR_VARIABLES = Object.freeze(['PUBSUB_EMULATOR_HOST', 'BIGQUERY_EMULATOR_HOST']);
@@ -24,18 +24,30 @@ export const SETTINGS_FILE = 'settings.json';
  */
 export const SETTINGS_MAX_BYTES = 64 * 1024;
 
-/** The runtime environment of every deployed workload (functions, gateway, studio). */
 /** Google's OTLP/HTTP endpoint (the Telemetry API): spans to Cloud Trace, metrics to Cloud Monitoring. */
 export const CLOUD_TRACE_ENDPOINT = 'https://telemetry.googleapis.com';
 
-export function runtimeEnvironment(project: string): Record<string, string> {
+/**
+ * When a tracing deployable's spans leave (EVENTBUS_TRACE_FLUSH, core/runtime-config.ts): with
+ * each answer where the CPU is throttled once it has answered (a Cloud Function; a Cloud Run
+ * service with `cpuIdle`), on the queue's timer where it is always allocated.
+ */
+export const traceFlushFor = (cpuAlwaysAllocated: boolean): TraceFlush =>
+  cpuAlwaysAllocated ? 'timer' : 'answer';
+
+/**
+ * The runtime environment of a deployed workload; `traces`, for the workloads that trace (the
+ * gateway, store, forward, forward-catalog: TRACING_WORKLOADS), when their spans leave.
+ */
+export function runtimeEnvironment(project: string, traces?: TraceFlush): Record<string, string> {
   return {
     [ENV.settingsFile]: `${SETTINGS_MOUNT}/${SETTINGS_FILE}`,
     [ENV.project]: project,
     // Spans go to Cloud Trace's OTLP endpoint (docs/observability.md; the workloads that trace
     // hold roles/cloudtrace.agent: infra/identities.ts), and the delivery functions' metrics to its
-    // /v1/metrics, into Cloud Monitoring (roles/monitoring.metricWriter).
-    [ENV.traceEndpoint]: CLOUD_TRACE_ENDPOINT,
+    // /v1/metrics, into Cloud Monitoring (roles/monitoring.metricWriter). When they leave is said
+    // with it, for the policy eventbus-trace-flush to see.
+    ...(traces ? { [ENV.traceEndpoint]: CLOUD_TRACE_ENDPOINT, [ENV.traceFlush]: traces } : {}),
     // The functions framework prints stack traces in its error pages unless production.
     NODE_ENV: 'production',
   };

@@ -46,6 +46,14 @@ export const SiteUrlMapKeys = {
     }),
   ),
   site_scheme: Type.Optional(SiteScheme),
+  site_url_map_import: Type.Optional(
+    Type.String({
+      pattern: '^[^\\0]+\\.json$',
+      maxLength: 1024,
+      description:
+        "With `site_url_map` in the environment's project: a JSON file, relative to the settings file, holding the map as `gcloud compute url-maps describe <map> --global --format=json` prints it. `pulumi up` then imports the site's map into the stack with exactly those inputs (kept if the stack is destroyed), and the next `pulumi up` adds the path rule to it, instead of printing the command (docs/browser.md#same-origin-path)",
+    }),
+  ),
   site_url_map_grant: Type.Optional(
     Type.String({
       pattern: '^(serviceAccount|user|group|domain):.+$',

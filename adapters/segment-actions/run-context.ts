@@ -22,6 +22,12 @@ export interface ActionRequest {
 }
 
 /** The run in progress, for the fetch dispatcher. */
+/** What a token endpoint's answer said besides the access token. */
+export interface TokenAnswer {
+  expiresIn?: number;
+  refreshToken?: string;
+}
+
 export interface RunContext {
   readonly fetch: typeof fetch;
   readonly baseUrl: string | undefined;
@@ -34,9 +40,10 @@ export interface RunContext {
   /**
    * Set while Segment's `refreshAccessToken` runs: its requests are listed, but their bodies
    * (credentials) are not kept, the token endpoint's answer is not the platform's, and the
-   * answer's `expires_in` is noted here.
+   * answer's `expires_in` is noted here, and its `refresh_token` (a provider that rotates
+   * answers a new one, which many definitions do not pass on: RFC 6749 §6 says to keep it).
    */
-  readonly refreshing?: { expiresIn?: number };
+  readonly refreshing?: TokenAnswer;
   /**
    * What the destination's code reads from Segment's own environment, from our settings
    * (environment.ts): `process.env.<name>` answers it while the run's actions run.

@@ -49,7 +49,7 @@ import { NO_IP, segmentEventOf } from '../../core/platforms/segment-action/segme
 import type { Destination } from '../../schemas/settings.ts';
 import type { EgressInit } from '../egress.ts';
 import type { Batches } from './batches.ts';
-import { type ActionRequest, current, type RunContext } from './run-context.ts';
+import { type ActionRequest, current, type RunContext, type TokenAnswer } from './run-context.ts';
 
 /** What the runtime is given besides the event and the destination: the network and the clock. */
 export interface RunIo {
@@ -288,10 +288,8 @@ async function dispatch(
   answer.headers.forEach((value, key) => {
     answerHeaders.push([key, value]);
   });
-  if (run.refreshing) {
-    const expiresIn = expiresInOf(text);
-    if (expiresIn !== undefined) run.refreshing.expiresIn = expiresIn;
-  } else run.answer = catalogAnswer(record, answer.status, Object.fromEntries(answerHeaders), text);
+  if (run.refreshing) Object.assign(run.refreshing, tokenAnswerOf(answer.status, text));
+  else run.answer = catalogAnswer(record, answer.status, Object.fromEntries(answerHeaders), text);
   return new Response(text === '' ? null : text, {
     status: answer.status,
     statusText: answer.statusText,
@@ -599,15 +597,24 @@ function refreshFailed(
   };
 }
 
-/** A number of seconds from a token endpoint's JSON answer (`expires_in`), if it has one. */
-function expiresInOf(text: string): number | undefined {
+/**
+ * What a token endpoint's JSON answer says besides the access token: its lifetime in seconds
+ * (`expires_in`), and a new refresh token when it rotated the one sent (`refresh_token` of a 2xx).
+ */
+export function tokenAnswerOf(status: number, text: string): TokenAnswer {
+  let json: { expires_in?: unknown; refresh_token?: unknown };
   try {
-    const v = (JSON.parse(text) as { expires_in?: unknown }).expires_in;
-    const n = typeof v === 'string' ? Number(v) : v;
-    return typeof n === 'number' && Number.isFinite(n) && n >= 0 ? n : undefined;
+    json = (JSON.parse(text) ?? {}) as typeof json;
   } catch {
-    return undefined;
+    return {};
   }
+  const v = json.expires_in;
+  const n = typeof v === 'string' ? Number(v) : v;
+  const r = json.refresh_token;
+  return {
+    ...(typeof n === 'number' && Number.isFinite(n) && n >= 0 ? { expiresIn: n } : {}),
+    ...(status >= 200 && status < 300 && typeof r === 'string' && r !== '' ? { refreshToken: r } : {}),
+  };
 }
 
 /** What actions-core's refresh reads (its OAuth2ClientCredentials). */
@@ -654,8 +661,7 @@ function oauthSession(
   // The secret the connection's refresh token is kept in: there a rotated one survives the instance.
   const secret = destination.secrets?.[OAUTH_ROLES.refresh_token];
   const refresh = async (stale: string | undefined): Promise<TokenEntry> => {
-    const cached = ACCESS_TOKENS.current(key);
-    const refreshing: { expiresIn?: number } = {};
+    const refreshing: TokenAnswer = {};
     const call = async (refreshToken: string) => {
       const answered = await current.run({ ...run, refreshing }, () =>
         core.refreshAccessToken(settings, {
@@ -665,21 +671,25 @@ function oauthSession(
           clientSecret: c.clientSecret,
         }),
       );
-      const rotated = typeof answered?.refreshToken === 'string' ? answered.refreshToken : undefined;
+      // The definition's word, else the endpoint's answer: many definitions drop a rotated token.
+      const rotated =
+        typeof answered?.refreshToken === 'string' && answered.refreshToken !== ''
+          ? answered.refreshToken
+          : refreshing.refreshToken;
       if (rotated) obtained.push(rotated);
       return { accessToken: answered?.accessToken, ...(rotated ? { refreshToken: rotated } : {}) };
     };
     const answered =
       store && secret
         ? await refreshUnderClaim(secret, store.versions(secret), call, store.clock)
-        : await call(cached?.refreshToken ?? c.refreshToken);
+        : await call(ACCESS_TOKENS.refreshToken(key) ?? c.refreshToken);
     const accessToken = answered.accessToken;
     if (typeof accessToken !== 'string' || accessToken === '')
       throw Object.assign(new Error('the token endpoint answered no access token'), {
         name: 'InvalidAuthenticationError',
         code: 'OAUTH_REFRESH_FAILED',
       });
-    const rotated = answered.refreshToken ?? cached?.refreshToken;
+    const rotated = answered.refreshToken ?? ACCESS_TOKENS.refreshToken(key);
     return {
       accessToken,
       ...(refreshing.expiresIn !== undefined ? { expiresAt: Date.now() + refreshing.expiresIn * 1000 } : {}),

@@ -31,6 +31,8 @@ export interface SiteMapPlan {
   readonly pathMatcher?: string;
   /** Who edits a map of another project: granted the use of the gateway's backend. */
   readonly grant?: string;
+  /** The snapshot of the map to import into the stack (site-url-map-import.ts), relative to the settings file. */
+  readonly importFile?: string;
 }
 
 /** The path matcher the command adds, when the site's hosts have none yet. */
@@ -56,6 +58,7 @@ export function siteMapPlan(project: string, gateway: Gateway & { site_url_map: 
         ? { hosts: gateway.site_hosts }
         : {}),
     ...(gateway.site_url_map_grant ? { grant: gateway.site_url_map_grant } : {}),
+    ...(gateway.site_url_map_import ? { importFile: gateway.site_url_map_import } : {}),
   };
 }
 
@@ -65,6 +68,7 @@ const SITE_KEYS = [
   'site_path_matcher',
   'site_scheme',
   'site_url_map_grant',
+  'site_url_map_import',
 ] as const;
 
 /** What settings check refuses about the site's map, each with its reason. */
@@ -101,6 +105,13 @@ export function siteUrlMapRefusals(project: string, g: Gateway | undefined): Fie
         `is in project ${site.project}, not ${project}: its path rule may only name the gateway's backend in ` +
         `${project} through cross-project service referencing, which needs ${SERVICE_USER_ROLE} on that backend ` +
         'for whoever edits the map; name them in gateway.site_url_map_grant (e.g. group:web-admins@shop.example)',
+    });
+  if (g.site_url_map_import && site.project !== project)
+    errors.push({
+      field: 'gateway.site_url_map_import',
+      description:
+        `the map is in project ${site.project}: importing it would make this environment's stack (project ${project}) ` +
+        "own another project's map; run the printed command there instead (remove site_url_map_import)",
     });
   if (g.site_path_matcher && g.site_hosts)
     errors.push({

@@ -8,6 +8,8 @@
  * mocks, since the CLI is not available to tests.
  */
 import type { ReportViolation, ResourceValidationArgs, ResourceValidationPolicy } from '@pulumi/policy';
+import { billingStampProblems } from '../../core/deploy/billing-kept.ts';
+import { ENV } from '../../core/runtime-config.ts';
 import type { Settings } from '../../schemas/settings.ts';
 
 /** The pack's configuration (`pulumi preview --policy-pack-config <file>`). */
@@ -70,6 +72,30 @@ function locationsOf(type: string, props: Readonly<Record<string, unknown>>): st
     .map((key) => props[key])
     .filter((v): v is string => typeof v === 'string')
     .map((v) => v.toLowerCase());
+}
+
+/**
+ * A Cloud Function's or Cloud Run service's environment variables (plain values only) and
+ * whether its CPU is throttled once it has answered (request-billed: a Cloud Function always, a
+ * service unless `cpuIdle: false`); undefined for any other resource.
+ */
+function deployableOf(
+  type: string,
+  props: Readonly<Record<string, unknown>>,
+): { env: Readonly<Record<string, unknown>>; requestBilled: boolean } | undefined {
+  if (type === 'gcp:cloudfunctionsv2/function:Function') {
+    const config = props['serviceConfig'] as { environmentVariables?: Record<string, unknown> } | undefined;
+    return { env: config?.environmentVariables ?? {}, requestBilled: true };
+  }
+  if (type === 'gcp:cloudrunv2/service:Service') {
+    type Container = { envs?: { name?: string; value?: unknown }[]; resources?: { cpuIdle?: unknown } };
+    const containers = (props['template'] as { containers?: Container[] } | undefined)?.containers ?? [];
+    const env = Object.fromEntries(
+      containers.flatMap((c) => (c.envs ?? []).flatMap((e) => (e.name ? [[e.name, e.value]] : []))),
+    );
+    return { env, requestBilled: containers.some((c) => c.resources?.cpuIdle !== false) };
+  }
+  return undefined;
 }
 
 type Validate = (args: ResourceValidationArgs, report: ReportViolation) => void;
@@ -163,7 +189,8 @@ export function organisationPolicies(config?: OrganisationConfig): ResourceValid
       'eventbus-site-map-additive',
       "gateway.origin_path adds a path rule to the site's own URL map: no URL map of ours sends the site's own backends its traffic",
       ({ type, props }, report) => {
-        if (type !== 'gcp:compute/uRLMap:URLMap') return;
+        // Ours only: the site's own map imported into the stack (site_url_map_import) keeps its defaults.
+        if (type !== 'gcp:compute/uRLMap:URLMap' || !String(props['name']).startsWith('eventbus-')) return;
         const defaults = [
           props['defaultService'],
           ...((props['pathMatchers'] as { defaultService?: unknown }[] | undefined) ?? []).map(
@@ -179,6 +206,32 @@ export function organisationPolicies(config?: OrganisationConfig): ResourceValid
       },
       undefined,
       'advisory',
+    ),
+    policy(
+      'eventbus-billing-kept',
+      "store and forward are declared as the billing the program decided and stamped on them (labels eventbus-billing*): a Cloud Function request-billed, a Cloud Run service instance-billed, and never switched from what the stack's state showed deployed unless cost.billing says so",
+      ({ type, name, props }, report) => {
+        for (const problem of billingStampProblems(
+          type,
+          name,
+          props['labels'] as Readonly<Record<string, unknown>> | undefined,
+        ))
+          report(problem);
+      },
+    ),
+    policy(
+      'eventbus-trace-flush',
+      `A request-billed function or service that exports traces (${ENV.traceEndpoint}) says its spans leave with each answer (${ENV.traceFlush}=answer), not on a timer its throttled CPU may never run`,
+      ({ type, props }, report) => {
+        const d = deployableOf(type, props);
+        if (!d?.requestBilled || d.env[ENV.traceEndpoint] === undefined) return;
+        const flush = d.env[ENV.traceFlush];
+        if (flush !== 'answer')
+          report(
+            `exports traces with its CPU throttled once it has answered, and ${ENV.traceFlush} is ${flush === undefined ? 'unset' : JSON.stringify(flush)}: ` +
+              'set it to "answer", or its sampled and failed hops may leave only at its next request or its end',
+          );
+      },
     ),
     policy(
       CONFIGURED.ingress,

@@ -152,6 +152,39 @@ describe('segment_action: OAuth connections against the local OAuth and Google S
     assert.equal(tokenCalls().length - before, 1);
   });
 
+  it('a refresh token the endpoint rotates is used next, though the definition does not pass it on', async () => {
+    // Google's refreshAccessToken answers the access token only; a provider that rotates answers a
+    // new refresh token too and takes the used one back (RFC 6749 §6): the next refresh must send it.
+    await post(CLIENTS_PATH, {
+      client_id: 'c-rotate',
+      client_secret: 'c-rotate-secret',
+      refresh_token: 'r-rotate',
+      rotate_refresh_tokens: true,
+      expires_in: 30, // under the 60 s margin: every delivery refreshes
+    });
+    await post(SPREADSHEETS_PATH, { id: 'book-6' });
+    const before = tokenCalls().length;
+    const outcomes = [];
+    for (const id of ['o1', 'o2', 'o3']) {
+      const r = await runSegmentAction(
+        purchase(id),
+        sheets(receiver, 'book-6', 'rotating'),
+        credentials('c-rotate', 'r-rotate'),
+        { fetch, now: NOW },
+      );
+      outcomes.push(r.outcomes[0]?.outcome.status);
+    }
+    assert.deepEqual(outcomes, ['delivered', 'delivered', 'delivered']);
+    const tokens = tokenCalls().slice(before);
+    assert.deepEqual(
+      tokens.map((t) => t.status),
+      [200, 200, 200],
+    );
+    const sent = tokens.map((t) => new URLSearchParams(t.raw).get('refresh_token'));
+    const answered = tokens.map((t) => (t.response as { refresh_token?: string }).refresh_token);
+    assert.deepEqual(sent, ['r-rotate', answered[0], answered[1]]);
+  });
+
   it('a refresh token the endpoint refuses (invalid_grant) rejects the delivery, naming the connection, no secret in the reason', async () => {
     await post(CLIENTS_PATH, { client_id: 'c-bad', client_secret: 'c-bad-secret' });
     await post(SPREADSHEETS_PATH, { id: 'book-3' });

@@ -87,6 +87,13 @@ describe('functions: spans leave before the answer, for a throttled instance', f
     assert.deepEqual(await pushThenSuspend(r, UNSAMPLED), []);
   });
 
+  it('with EVENTBUS_TRACE_FLUSH=timer (CPU always allocated), the answer waits for no export', async () => {
+    // What the program sets on an instance-billed service only; the policy eventbus-trace-flush
+    // refuses it on a request-billed one, where this span would wait for the next request.
+    const r = await start({ EVENTBUS_TRACE_FLUSH: 'timer' });
+    assert.deepEqual(await pushThenSuspend(r, SAMPLED), []);
+  });
+
   it('without the flush, the suspended instance keeps the span (the suspension is real)', async () => {
     const r = await start({ NO_FLUSH: '1' });
     assert.deepEqual(await pushThenSuspend(r, SAMPLED), []);

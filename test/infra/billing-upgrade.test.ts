@@ -10,6 +10,7 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { billingStampProblems, keptFunctionOf } from '../../core/deploy/billing-kept.ts';
 import type { Billing } from '../../core/deploy/cost.ts';
 import { plan } from '../../core/plan.ts';
 import { parseSettings } from '../../core/settings.ts';
@@ -124,6 +125,23 @@ describe('infra: an upgrade keeps what each earlier release deployed', () => {
         const runs = RUNS[fixture.id];
         assert.deepEqual(shapes(recorded), { store: runs, forward: runs });
         assert.deepEqual(billing, { store: runs, forward: runs });
+      });
+
+      it('stamps what it kept and why on store and forward, as the policy eventbus-billing-kept checks', () => {
+        const runs = RUNS[fixture.id];
+        const deployables = recorded.resources.filter((r) => keptFunctionOf(r.type, r.name));
+        assert.equal(deployables.length, 2, 'one deployable each for store and forward');
+        for (const r of deployables) {
+          assert.deepEqual(billingStampProblems(r.type, r.name, r.inputs['labels'] as never), []);
+          assert.deepEqual(
+            Object.fromEntries(
+              Object.entries(r.inputs['labels'] as Record<string, string>).filter(([k]) =>
+                k.startsWith('eventbus-billing'),
+              ),
+            ),
+            { 'eventbus-billing': runs, 'eventbus-billing-deployed': runs, 'eventbus-billing-by': 'state' },
+          );
+        }
       });
 
       it('replaces no data-bearing resource', () => {

@@ -7,14 +7,16 @@
  * refused before anything is declared without a map; bad values explained in words.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EDGE_SECRET, SESSION_SALT } from '../../core/access/gateway-secrets.ts';
 import { siteUrlMapWarnings } from '../../core/deploy/site-url-map.ts';
 import { plan } from '../../core/plan.ts';
 import { checkSettings, parseSettings } from '../../core/settings.ts';
-import type { StackConfig } from '../../infra/config.ts';
+import { loadStackConfig, type StackConfig } from '../../infra/config.ts';
 import { declareEnvironment, type EnvironmentOutputs } from '../../infra/environment.ts';
+import { siteMapImported } from '../../infra/program.ts';
 import {
   BUNDLES,
   type Declared,
@@ -365,5 +367,128 @@ describe('infra: gateway.origin_path (the gateway under a path of the site’s o
       check({ origin_path: '/_eb', site_backend: `projects/${PROJECT}/global/backendServices/shop-web` }).ok,
       true,
     );
+  });
+});
+
+describe('infra: gateway.site_url_map_import (the site’s map imported into the stack, then given the rule)', () => {
+  const SITE_BACKEND = `https://www.googleapis.com/compute/v1/projects/${PROJECT}/global/backendServices/shop-web`;
+  /** The site's map as `gcloud compute url-maps describe shop-lb --global --format=json` prints it. */
+  const SNAPSHOT = {
+    kind: 'compute#urlMap',
+    id: '4242424242',
+    creationTimestamp: '2026-01-10T09:00:00.000-08:00',
+    name: 'shop-lb',
+    selfLink: `https://www.googleapis.com/compute/v1/projects/${PROJECT}/global/urlMaps/shop-lb`,
+    fingerprint: 'abc=',
+    defaultService: SITE_BACKEND,
+    hostRules: [{ hosts: ['blog.shop.example'], pathMatcher: 'blog' }],
+    pathMatchers: [
+      {
+        name: 'blog',
+        defaultService: SITE_BACKEND,
+        pathRules: [{ paths: ['/media/*'], service: SITE_BACKEND }],
+      },
+    ],
+  };
+  const IMPORTING = { ...SITE_MAP, site_url_map_import: 'shop-lb.json' };
+  const withSnapshot = (imported: boolean, snapshot: unknown = SNAPSHOT): StackConfig => ({
+    ...stackConfig(IMPORTING),
+    siteUrlMap: { snapshot, imported },
+  });
+  const asDeclared = (inputs: Record<string, unknown>) =>
+    Object.fromEntries(
+      ['project', 'name', 'defaultService', 'hostRules', 'pathMatchers'].map((k) => [k, inputs[k]]),
+    );
+
+  it('first imports the map exactly as the snapshot shows it, kept on delete, changing nothing', async () => {
+    const { recorded, instruction } = await declared(withSnapshot(false));
+    const maps = ofType(recorded, T.urlMap);
+    assert.equal(maps.length, 1);
+    assert.equal(maps[0]?.importId, `projects/${PROJECT}/global/urlMaps/shop-lb`);
+    assert.deepEqual(asDeclared(maps[0]?.inputs ?? {}), {
+      project: PROJECT,
+      name: 'shop-lb',
+      defaultService: SITE_BACKEND,
+      hostRules: SNAPSHOT.hostRules,
+      pathMatchers: SNAPSHOT.pathMatchers,
+    });
+    assert.match(instruction ?? '', /imports the site's URL map shop-lb unchanged; run pulumi up again/);
+  });
+
+  it('once the state holds it, adds the path matcher for the site’s hosts and keeps every other rule', async () => {
+    const { recorded, instruction } = await declared(withSnapshot(true));
+    const [map] = ofType(recorded, T.urlMap);
+    assert.equal(map?.importId, undefined, 'already in the state: no second import');
+    assert.deepEqual(map?.inputs['hostRules'], [
+      ...SNAPSHOT.hostRules,
+      { hosts: ['shop.example', 'www.shop.example'], pathMatcher: 'eventbus' },
+    ]);
+    assert.deepEqual(map?.inputs['pathMatchers'], [
+      ...SNAPSHOT.pathMatchers,
+      {
+        name: 'eventbus',
+        defaultService: SITE_BACKEND,
+        pathRules: [{ paths: ['/_eb', '/_eb/*'], service: GATEWAY_BACKEND }],
+      },
+    ]);
+    assert.match(instruction ?? '', /routes \/_eb to the gateway/);
+  });
+
+  it('finds the imported map in the stack’s state by its logical name', () => {
+    const urn = (type: string, name: string) => ({
+      urn: `urn:pulumi:prod::eventbus::${type}::${name}`,
+      type,
+    });
+    assert.equal(siteMapImported([urn(T.urlMap, 'shop-site-imported-urlmap')]), true);
+    assert.equal(siteMapImported([urn(T.urlMap, 'shop-site-urlmap')]), false);
+    assert.equal(siteMapImported(undefined), false);
+  });
+
+  it('refuses a snapshot the import would not reproduce, or of another map, naming what', async () => {
+    const routed = {
+      ...SNAPSHOT,
+      pathMatchers: [{ ...SNAPSHOT.pathMatchers[0], routeRules: [{ priority: 1 }] }],
+    };
+    await assert.rejects(declared(withSnapshot(false, routed)), /pathMatchers\[0\] has routeRules/);
+    await assert.rejects(
+      declared(withSnapshot(false, { ...SNAPSHOT, name: 'other-lb' })),
+      /the snapshot is of the map other-lb, not shop-lb/,
+    );
+    // The site's hosts already routed by the map: its path matcher must be named instead.
+    const served = { ...SNAPSHOT, hostRules: [{ hosts: ['shop.example'], pathMatcher: 'blog' }] };
+    await assert.rejects(declared(withSnapshot(true, served)), /shop\.example already in a host rule/);
+  });
+
+  it('settings check: only with site_url_map, and never for a map of another project', () => {
+    const alone = check({ origin_path: '/_eb', site_url_map_import: 'shop-lb.json' });
+    assert.ok(!alone.ok && alone.errors.some((e) => e.field === 'gateway.site_url_map_import'));
+    const elsewhere = check({
+      ...IMPORTING,
+      site_url_map: 'projects/shop-web-prod/global/urlMaps/shop-lb',
+      site_url_map_grant: 'group:web-admins@shop.example',
+    });
+    assert.ok(!elsewhere.ok);
+    assert.match(
+      elsewhere.errors.find((e) => e.field === 'gateway.site_url_map_import')?.description ?? '',
+      /in project shop-web-prod: importing it would make this environment's stack/,
+    );
+    assert.ok(check(IMPORTING).ok);
+  });
+
+  it('the stack config reads the snapshot next to the settings file, and says how to write it when missing', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'eventbus-site-map-'));
+    try {
+      const settings = { name: 'shop', project: PROJECT, region: 'europe-west1', gateway: IMPORTING };
+      writeFileSync(join(dir, 'shop.yaml'), JSON.stringify(settings));
+      const values = { project: PROJECT, region: 'europe-west1', settingsFile: join(dir, 'shop.yaml') };
+      assert.throws(
+        () => loadStackConfig(values),
+        /gcloud compute url-maps describe shop-lb --global --format=json > shop-lb\.json/,
+      );
+      writeFileSync(join(dir, 'shop-lb.json'), JSON.stringify(SNAPSHOT));
+      assert.deepEqual(loadStackConfig(values).siteUrlMap, { snapshot: SNAPSHOT, imported: false });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

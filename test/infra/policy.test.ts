@@ -13,6 +13,7 @@ import { resolve } from 'node:path';
 import * as gcp from '@pulumi/gcp';
 import type { ResourceValidationArgs, ResourceValidationPolicy } from '@pulumi/policy';
 import * as pulumi from '@pulumi/pulumi';
+import { keptBilling, withBilling } from '../../core/deploy/billing-kept.ts';
 import { plan } from '../../core/plan.ts';
 import { checkSettings } from '../../core/settings.ts';
 import { loadStackConfig, REPO_ROOT, type StackConfig } from '../../infra/config.ts';
@@ -205,6 +206,128 @@ describe('infra: the policy pack encodes the review’s findings (issue #100)', 
     );
     const rule = organisationPolicies().find((p) => p.name === 'eventbus-site-map-additive');
     assert.equal(rule?.enforcementLevel, 'advisory', 'a stack of the previous form still deploys');
+  });
+});
+
+describe('infra: the policy pack guards an upgrade’s billing (issue #100)', () => {
+  const hits = async (config: StackConfig, mutate?: (args: pulumi.ResourceTransformationArgs) => void) =>
+    policiesHit(await violations(await declared(config, mutate), organisationConfigFor(config.settings)));
+  /** A stack whose state shows both functions as Cloud Functions, as 56188c8 and v0.2.0 left them. */
+  const requestState = (env: string) =>
+    (['store', 'forward'] as const).map((f) => ({
+      urn: `urn:pulumi:prod::eventbus::gcp:cloudfunctionsv2/function:Function::${env}-function-${f}`,
+      type: 'gcp:cloudfunctionsv2/function:Function',
+    }));
+
+  it('billing-kept: a stack kept as its state shows passes; one switched with cost.billing unset is reported', async () => {
+    const config = example();
+    const kept = keptBilling(config.settings, requestState(config.plan.environment));
+    const keeping = { ...config, billingKept: kept.stamps };
+    assert.deepEqual(await hits(keeping), []);
+    // The previous release's rule: no `billing` output read as "deployed instance-billed".
+    const switched: StackConfig = {
+      ...keeping,
+      plan: plan(withBilling(config.settings, { store: 'instance', forward: 'instance' })),
+      billingKept: {
+        store: { billing: 'instance', deployed: 'request', by: 'output' },
+        forward: { billing: 'instance', deployed: 'request', by: 'output' },
+      },
+    };
+    const found = await violations(await declared(switched), organisationConfigFor(config.settings));
+    assert.deepEqual(policiesHit(found), ['eventbus-billing-kept']);
+    assert.equal(found.length, 2, found.join('\n'));
+    assert.ok(found.every((f) => f.includes('runs request-billed in the stack') && f.includes('switched')));
+    // The settings may switch it: stamped `settings`, the same deployables pass.
+    const asked = {
+      ...config.settings,
+      cost: { ...config.settings.cost, billing: { store: 'instance' as const } },
+    };
+    const chosen = keptBilling(asked, requestState(config.plan.environment));
+    assert.deepEqual(
+      await hits({
+        ...config,
+        settings: asked,
+        plan: plan(withBilling(asked, chosen.billing)),
+        billingKept: chosen.stamps,
+      }),
+      [],
+    );
+  });
+
+  it('billing-kept: a deployable whose kind is not the stamped billing, or with no stamp, is reported', async () => {
+    const fn = 'gcp:cloudfunctionsv2/function:Function';
+    assert.deepEqual(
+      await hits(example(), (args) => {
+        if (args.type === fn && args.name.endsWith('-function-store'))
+          (args.props['labels'] as Record<string, string>)['eventbus-billing'] = 'instance';
+      }),
+      ['eventbus-billing-kept'],
+    );
+    assert.deepEqual(
+      await hits(example(), (args) => {
+        if (args.type === fn && args.name.endsWith('-function-forward'))
+          args.props['labels'] = { environment: 'prod' };
+      }),
+      ['eventbus-billing-kept'],
+    );
+  });
+});
+
+describe('infra: the policy pack guards where traces leave (issue #100)', () => {
+  const hits = async (config: StackConfig, mutate?: (args: pulumi.ResourceTransformationArgs) => void) =>
+    policiesHit(await violations(await declared(config, mutate), organisationConfigFor(config.settings)));
+  const FLUSH = 'EVENTBUS_TRACE_FLUSH';
+
+  it('trace-flush: a request-billed function told to leave its spans to the timer is reported', async () => {
+    assert.deepEqual(
+      await hits(example(), (args) => {
+        const env = (args.props['serviceConfig'] as { environmentVariables?: Record<string, string> })
+          ?.environmentVariables;
+        if (args.type === 'gcp:cloudfunctionsv2/function:Function' && env?.[FLUSH]) env[FLUSH] = 'timer';
+      }),
+      ['eventbus-trace-flush'],
+    );
+  });
+
+  it('trace-flush: the gateway (request-billed Cloud Run) saying nothing of its flush is reported', async () => {
+    const found = await violations(
+      await declared(example(), (args) => {
+        const containers = (args.props['template'] as { containers?: { envs?: { name: string }[] }[] })
+          ?.containers;
+        if (
+          args.type === 'gcp:cloudrunv2/service:Service' &&
+          args.name === `${example().plan.environment}-service`
+        )
+          for (const c of containers ?? []) c.envs = (c.envs ?? []).filter((e) => e.name !== FLUSH);
+      }),
+      organisationConfigFor(example().settings),
+    );
+    assert.deepEqual(policiesHit(found), ['eventbus-trace-flush']);
+    assert.match(found.join('\n'), /EVENTBUS_TRACE_FLUSH is unset/);
+  });
+
+  it('trace-flush: instance-billed services leave spans to the timer, and pass', async () => {
+    const config = example();
+    const settings = {
+      ...config.settings,
+      cost: { ...config.settings.cost, billing: { gateway: 'instance', store: 'instance' } as const },
+    };
+    const recorded = await declared({ ...config, settings, plan: plan(settings) });
+    assert.deepEqual(await violations(recorded, organisationConfigFor(settings)), []);
+    const flushOf = (suffix: string) =>
+      recorded.resources
+        .filter((r) => r.type === 'gcp:cloudrunv2/service:Service' && r.name.endsWith(suffix))
+        .flatMap((r) =>
+          (
+            (r.inputs['template'] as { containers: { envs: { name: string; value: string }[] }[] })
+              .containers ?? []
+          )
+            .flatMap((c) => c.envs)
+            .filter((e) => e.name === FLUSH)
+            .map((e) => e.value),
+        );
+    assert.deepEqual(flushOf('-service-store'), ['timer']);
+    assert.deepEqual(flushOf(`${config.plan.environment}-service`), ['timer']);
   });
 });
 

@@ -20,6 +20,20 @@ describe('runtime config: settings from a file', () => {
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
+  it('reads when spans leave from EVENTBUS_TRACE_FLUSH: timer only when it says so', () => {
+    const file = join(dir, 'flush.json');
+    writeFileSync(file, JSON.stringify({ name: 'dev', project: 'acme-dev-project', region: 'europe-west1' }));
+    const flushOf = (value?: string) =>
+      readRuntimeConfig(
+        { [ENV.settingsFile]: file, ...(value === undefined ? {} : { [ENV.traceFlush]: value }) },
+        readSettingsText,
+      ).traceFlush;
+    assert.deepEqual(
+      [flushOf(), flushOf('answer'), flushOf('timer'), flushOf('TIMER'), flushOf('')],
+      ['answer', 'answer', 'timer', 'answer', 'answer'],
+    );
+  });
+
   it('reads settings over 32 KiB from EVENTBUS_SETTINGS_FILE', () => {
     const settings = largeSettings(CLOUD_RUN_VALUE_LIMIT + 8 * 1024);
     const text = JSON.stringify(settings);

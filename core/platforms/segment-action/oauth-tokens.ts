@@ -25,6 +25,11 @@ export interface AccessTokens {
   /** The cached token of a connection while it is usable, else undefined. */
   current(key: string): TokenEntry | undefined;
   /**
+   * The refresh token the endpoint last answered for a connection, expired access token or not:
+   * a rotating provider took the one before it back, so the next refresh must send this one.
+   */
+  refreshToken(key: string): string | undefined;
+  /**
    * A new token after `stale` was refused (or none was at hand): the refresh in flight for the
    * key if there is one, the cached token if it already differs from `stale`, else `refresh()`.
    */
@@ -38,6 +43,7 @@ export function createAccessTokens(now: () => number = Date.now): AccessTokens {
     e !== undefined && (e.expiresAt === undefined || e.expiresAt - EXPIRY_MARGIN_MS > now()) ? e : undefined;
   return {
     current: (key) => usable(tokens.get(key)),
+    refreshToken: (key) => tokens.get(key)?.refreshToken,
     renew(key, stale, refresh) {
       const inFlight = pending.get(key);
       if (inFlight) return inFlight;

@@ -22,7 +22,12 @@ import { type StorageEmulator, startStorageEmulator } from '../../../emulators/s
 import { freePort } from '../../../local/ports.ts';
 import { emulatorBigQuery, emulatorPubSub, provision } from '../../../local/provision.ts';
 import { type Receiver, type ReceiverOptions, startReceiver } from '../../../local/receiver/server.ts';
-import { functionService, type LocalContext, writeSettingsFile } from '../../../local/services.ts';
+import {
+  functionService,
+  type LocalContext,
+  type ServiceSpec,
+  writeSettingsFile,
+} from '../../../local/services.ts';
 import { REPO_ROOT } from '../../../local/settings-file.ts';
 import type { Settings } from '../../../schemas/settings.ts';
 
@@ -187,24 +192,8 @@ export async function startStack(
     writeSettingsFile(ctx);
     for (const name of ['store', 'forward'] as const) {
       const spec = functionService(ctx, name);
-      const child = spawn(spec.command, [...spec.args], {
-        cwd: spec.cwd,
-        env: { ...process.env, ...spec.env, EVENTBUS_SECRETS_DIR: secretsDir, EVENTBUS_STORE_BATCH_MS: '2' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      const tail: string[] = [];
-      const keep = (b: Buffer) => {
-        tail.push(...b.toString().split('\n').filter(Boolean));
-        tail.splice(0, Math.max(0, tail.length - 40));
-      };
-      child.stdout?.on('data', keep);
-      child.stderr?.on('data', keep);
-      child.on('exit', (code) => {
-        if (code !== 0 && code !== null)
-          process.stderr.write(`${name} exited ${code}:\n${tail.join('\n')}\n`);
-      });
-      children.push(child);
-      await waitForPort(spec.port, child, tail);
+      const env = { ...spec.env, EVENTBUS_SECRETS_DIR: secretsDir, EVENTBUS_STORE_BATCH_MS: '2' };
+      await startFunctionProcess({ ...spec, env }, children);
     }
     const pubsubHost = `127.0.0.1:${ps.port}`;
     const report = await provision(p, {
@@ -267,6 +256,36 @@ export async function startStack(
     await cleanup();
     throw err;
   }
+}
+
+/**
+ * A function's process from its ServiceSpec (functionService's command line, its env over this
+ * process's), added to `children`; resolves once its port accepts connections. Its last 40 lines
+ * of output are written out when it exits with an error, and name it when it never listens.
+ */
+export async function startFunctionProcess(
+  spec: Pick<ServiceSpec, 'name' | 'command' | 'args' | 'cwd' | 'env' | 'port'>,
+  children: ChildProcess[],
+): Promise<ChildProcess> {
+  const child = spawn(spec.command, [...spec.args], {
+    cwd: spec.cwd,
+    env: { ...process.env, ...spec.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const tail: string[] = [];
+  const keep = (b: Buffer) => {
+    tail.push(...b.toString().split('\n').filter(Boolean));
+    tail.splice(0, Math.max(0, tail.length - 40));
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  child.on('exit', (code) => {
+    if (code !== 0 && code !== null)
+      process.stderr.write(`${spec.name} exited ${code}:\n${tail.join('\n')}\n`);
+  });
+  children.push(child);
+  await waitForPort(spec.port, child, tail);
+  return child;
 }
 
 async function waitForPort(port: number, child: ChildProcess, tail: string[]): Promise<void> {

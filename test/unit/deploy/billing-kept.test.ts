@@ -5,6 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import {
+  type BillingStamp,
+  billingLabels,
+  billingStampProblems,
   deployedShapes,
   FUNCTION_TYPE,
   keptBilling,
@@ -78,5 +81,61 @@ describe('deploy: the billing kept across an upgrade', () => {
       billing: { store: 'instance', forward: 'request' },
     });
     assert.equal(plan(s).functions.find((f) => f.name === 'store')?.billing, 'instance');
+  });
+
+  it('stamps each decision: what decided it and what the state showed', () => {
+    assert.deepEqual(keptBilling(base, services).stamps.store, {
+      billing: 'instance',
+      deployed: 'instance',
+      by: 'state',
+    });
+    assert.deepEqual(keptBilling(base, undefined).stamps.forward, {
+      billing: 'request',
+      deployed: 'new',
+      by: 'default',
+    });
+    const set = { ...base, cost: { billing: { store: 'instance' as const } } };
+    assert.deepEqual(keptBilling(set, functions).stamps.store, {
+      billing: 'instance',
+      deployed: 'request',
+      by: 'settings',
+    });
+    const both = [...functions, ...services];
+    assert.equal(keptBilling(base, both, { billing: { store: 'instance' } }).stamps.store.by, 'output');
+  });
+
+  it('finds a deployable that is not what its stamp says, or switched without a setting', () => {
+    const labels = (billing: string, deployed: string, by: string) =>
+      billingLabels({ billing, deployed, by } as BillingStamp);
+    assert.deepEqual(
+      billingStampProblems(FUNCTION_TYPE, 'dev-function-store', labels('request', 'request', 'state')),
+      [],
+    );
+    assert.deepEqual(
+      billingStampProblems(SERVICE_TYPE, 'dev-service-forward', labels('instance', 'request', 'settings')),
+      [],
+    );
+    // Not store or forward: the gateway's service, a topic.
+    assert.deepEqual(billingStampProblems(SERVICE_TYPE, 'dev-service', undefined), []);
+    assert.match(
+      billingStampProblems(FUNCTION_TYPE, 'dev-function-store', { environment: 'dev' }).join(),
+      /store carries no record/,
+    );
+    assert.match(
+      billingStampProblems(
+        FUNCTION_TYPE,
+        'dev-function-store',
+        labels('instance', 'instance', 'state'),
+      ).join(),
+      /declared as a Cloud Function .* decided instance-billed/,
+    );
+    assert.match(
+      billingStampProblems(SERVICE_TYPE, 'dev-service-store', labels('instance', 'request', 'output')).join(),
+      /runs request-billed .* switched to instance-billed though cost\.billing\.store is unset/,
+    );
+    assert.match(
+      billingStampProblems(FUNCTION_TYPE, 'dev-function-store', labels('request', 'both', 'state')).join(),
+      /said kept from the state, which shows both/,
+    );
   });
 });
