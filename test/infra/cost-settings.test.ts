@@ -100,10 +100,12 @@ describe('infra: cost.billing (store and forward request- or instance-billed)', 
       const { recorded } = await declareFunctions(p, settings());
       assert.deepEqual(ofType(recorded, SERVICE), []);
       const fns = ofType(recorded, FUNCTION);
-      assert.deepEqual(
-        fns.map((f) => f.inputs['name']),
-        ['store-function', 'forward-function', 'schedule'],
-      );
+      // Which resource registers first is Pulumi's promise order, not the program's meaning.
+      assert.deepEqual(fns.map((f) => f.inputs['name']).sort(), [
+        'forward-function',
+        'schedule',
+        'store-function',
+      ]);
       for (const f of fns) assert.equal(f.inputs['buildConfig'].runtime, 'nodejs24');
     });
   }
@@ -181,8 +183,10 @@ describe('infra: cost.billing (store and forward request- or instance-billed)', 
     const { recorded } = await declareFunctions(plan(settings), settings);
     assert.deepEqual(ofType(recorded, SERVICE), []);
     assert.deepEqual(
-      ofType(recorded, FUNCTION).map((f) => f.inputs['name']),
-      ['store-function', 'forward-function', 'schedule'],
+      ofType(recorded, FUNCTION)
+        .map((f) => f.inputs['name'])
+        .sort(),
+      ['forward-function', 'schedule', 'store-function'],
     );
   });
 
