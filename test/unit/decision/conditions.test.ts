@@ -16,6 +16,7 @@ const event: StoredEvent = {
   user: { country: 'fr' },
   event_data: {
     value: 20,
+    zero: 0,
     price_text: '20',
     blank: '',
     spaces: '  ',
@@ -54,6 +55,9 @@ describe('decision: conditions at their edges', () => {
       [{ field: 'value', op: 'eq', value: '21' }, false],
       [{ field: 'blank', op: 'eq', value: 0 }, false],
       [{ field: 'spaces', op: 'eq', value: 0 }, false],
+      [{ field: 'zero', op: 'eq', value: '' }, false],
+      [{ field: 'zero', op: 'eq', value: ' ' }, false],
+      [{ field: 'zero', op: 'eq', value: '0' }, true],
       [{ field: 'paid', op: 'eq', value: 'true' }, false],
       [{ field: 'word', op: 'eq', value: 'abc' }, true],
       [{ field: 'value', op: 'ne', value: 21 }, true],
