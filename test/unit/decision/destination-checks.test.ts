@@ -20,8 +20,21 @@ const meta = { id: 'meta', type: 'meta_capi', config: { pixel_id: '1' }, secrets
 const uet = { id: 'uet', type: 'microsoft_uet', config: { tag_id: '12' }, secrets: { access_token: 'T' } };
 
 describe('decision: what each destination needs, checked at load', () => {
-  it('a complete destination has no problem', () => {
+  it('a complete destination has no problem, nor settings without destinations', () => {
     assert.deepEqual(check(meta as Destination, uet as Destination), []);
+    assert.deepEqual(
+      checkDestinationNeeds({ name: 'x', project: 'proj-x1', region: 'europe-west1' } as Settings),
+      [],
+    );
+  });
+
+  it('a destination without config misses its required keys', () => {
+    assert.deepEqual(
+      check({ id: 'm', type: 'meta_capi', secrets: { access_token: 'T' } } as Destination).map(
+        (e) => e.field,
+      ),
+      ['destinations[0].config.pixel_id'],
+    );
   });
 
   it('a config key no driver reads, a missing key and a missing secret, each at its key', () => {
