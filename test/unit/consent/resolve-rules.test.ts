@@ -146,6 +146,13 @@ describe('consent: the opt-outs of sale and sharing', () => {
       reason: 'consent US Privacy opt-out',
     });
     assert.equal(refusal(stored({ ads: 'granted', gpp: usnat(2), gpp_sid: '7' }), ['ads']), undefined);
+    assert.deepEqual(
+      resolveConsent(stored({ ads: 'granted', gpp_pending: true }), { purposes: ['ads'] }, true),
+      {
+        refusal: 'consent GPP unknown (sent before the GPP CMP was ready)',
+        signal: 'GPP',
+      },
+    );
     const out = resolvePurposes(stored({ ads: 'granted', gpp: usnat(1), gpp_sid: '7' }), undefined, true).ads;
     assert.deepEqual([out.state, out.signal], ['denied', 'GPP']);
     const bad = resolvePurposes(stored({ ads: 'granted', gpp: 'DBAB!!', gpp_sid: '7' }), undefined, true).ads;
