@@ -21,16 +21,21 @@ export const CORPUS = resolve(import.meta.dirname, '../test/fixtures/creator-cor
 /**
  * The corpus's parts, each a folder. `held-out` (22 vendors) was held out until 2026-11-27 and is
  * now part of `tuned` (docs/creator-inference.md says what it measured then); `held-out-2` is the
- * part held out now.
+ * part held out now; `held-out-3` the next one, committed before the changes that will retire
+ * `held-out-2`, and only read (never guessed on) until those changes are done.
  */
-export type Split = 'tuned' | 'held-out-2';
-export const SPLITS: readonly Split[] = ['tuned', 'held-out-2'];
+export type Split = 'tuned' | 'held-out-2' | 'held-out-3';
+export const SPLITS: readonly Split[] = ['tuned', 'held-out-2', 'held-out-3'];
 /**
  * The parts the creator is run on: the held-out part joined once the inference changes made after
  * it was committed were done (2026-11-27), and is measured as it is, never tuned on.
  */
-export const MEASURED: readonly Split[] = SPLITS;
-const SPLIT_NAMES: Readonly<Record<Split, string>> = { tuned: 'tuned', 'held-out-2': 'held out' };
+export const MEASURED: readonly Split[] = ['tuned', 'held-out-2'];
+const SPLIT_NAMES: Readonly<Record<Split, string>> = {
+  tuned: 'tuned',
+  'held-out-2': 'held out',
+  'held-out-3': 'held out (third)',
+};
 
 /** A sample's truth file (test/fixtures/creator-corpus/README.md). */
 export interface Truth {
@@ -83,6 +88,8 @@ export function loadCorpus(root = CORPUS, splits: readonly Split[] = SPLITS): Sa
  * any inference change that followed it and measured once, at the end of that change.
  */
 export const HELD_OUT_2 = 'held-out-2';
+/** The third held-out part (held-out-3/), committed before the inference changes it will measure. */
+export const HELD_OUT_3 = 'held-out-3';
 
 /** SHA-256 over a held-out part: each file's path and bytes, in path order. */
 export function heldOutDigest(root = CORPUS, part = 'held-out'): string {
