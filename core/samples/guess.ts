@@ -20,7 +20,7 @@ import { atEnvelopeTop, deliveryColumns, envelopeEventId } from './delivery.ts';
 import { identityEvidence, leafSide, personalDetail, personObjectId } from './evidence.ts';
 import { fieldName, nameWords } from './names.ts';
 import { type Evidence, evidenceOf, type Question, questionsFor } from './questions.ts';
-import { notARegion, objectTypes, type RoleReading, roleOf, versionNamed } from './roles.ts';
+import { directionOf, notARegion, objectTypes, type RoleReading, roleOf, versionNamed } from './roles.ts';
 import type { InferredField } from './sample.ts';
 import { dataFieldName, type MappingSuggestion, type SuggestColumn, suggestMappings } from './suggest.ts';
 
@@ -163,12 +163,13 @@ type Refusal = (column: string, target: string) => string | undefined;
  */
 function refusals(fields: readonly InferredField[]): Refusal {
   const typeOf = objectTypes(fields);
+  const direction = directionOf(fields);
   const byName = new Map(fields.map((f) => [f.name, f]));
   const columns = fields.map((f) => f.name);
   return (column, target) => {
     const f = byName.get(column);
     if (target.startsWith('user') || target === 'device.locale') {
-      const r = roleOf(column, typeOf);
+      const r = roleOf(column, typeOf, direction);
       const side = leafSide(column);
       // The field's own name says whose it is (`hidden.user_id`, `metadata.user_id`) over an
       // object that is merely some other thing's; never over the business's object.
@@ -417,7 +418,8 @@ export function guessChoices(
     };
   });
   const byEvidence = envelopeIdGuess(fields, rows, base);
-  const roles = fields.map((f) => roleOf(f.name, typeOf));
+  const direction = directionOf(fields);
+  const roles = fields.map((f) => roleOf(f.name, typeOf, direction));
   personIdFromObject(fields, base, typeOf);
   const alone = fields.map((f) => suggestMappings([asColumn(f)])[0]?.target ?? 'event_data');
   const questions = questionsFor(
@@ -593,7 +595,8 @@ function personIdFromObject(
   typeOf: (path: string) => unknown,
 ): void {
   if (base.some((g) => g.target === 'user_id' || g.target === 'user.external_id')) return;
-  const column = personObjectId(fields, (c) => roleOf(c, typeOf));
+  const direction = directionOf(fields);
+  const column = personObjectId(fields, (c) => roleOf(c, typeOf, direction));
   const i = base.findIndex((g) => g.column === column);
   const was = base[i];
   if (!column || !was || was.target !== 'event_data') return;

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { leafSide } from '../../../core/samples/evidence.ts';
 import { CONFIDENCE_LEVELS } from '../../../core/samples/guess.ts';
 import { guessChoices, inferFields, parseSample } from '../../../core/samples/index.ts';
+import { directionOf } from '../../../core/samples/roles.ts';
 
 /** The page's steps on one JSON body. */
 function guess(body: unknown) {
@@ -135,6 +136,26 @@ describe('creator: evidence beyond the name', () => {
       'user.email',
       'an owner’s e-mail is not the person’s',
     );
+  });
+
+  it('reads from and to by the way the message went: out from the business, in from the person', () => {
+    const sent = guess({
+      type: 'activity.sent',
+      data: { email: { from: 'news@shop.example', to: 'jo@example.com', subject: 'Hi' } },
+    });
+    assert.notEqual(
+      at(sent, 'data.email.from').target,
+      'user.email',
+      'the sender of a sent e-mail is the business',
+    );
+    assert.match(at(sent, 'data.email.from').why, /went out/);
+    assert.equal(at(sent, 'data.email.to').target, 'user.email');
+    const inbound = guess({ direction: 'inbound', from: '+14155552671', to: '+18445550001' });
+    assert.equal(at(inbound, 'from').target, 'user.phone');
+    assert.notEqual(at(inbound, 'to').target, 'user.phone');
+    // Both ways named (Green API's `outgoingMessageReceived`): the word of direction settles it.
+    assert.equal(directionOf(inferFields(parseSample('{"typeWebhook":"outgoingMessageReceived"}'))), 'out');
+    assert.equal(directionOf(inferFields(parseSample('{"type":"ticket.updated"}'))), undefined);
   });
 
   it('shows only the calibrated confidence levels', () => {
