@@ -138,6 +138,28 @@ describe('creator: evidence beyond the name', () => {
     );
   });
 
+  it('asks before taking an e-mail known by its values alone', () => {
+    const g = guess({
+      id: 'ev_1',
+      source: 'admin_console',
+      user: 'admin@shop.example',
+      content: { id: 'x' },
+    });
+    assert.equal(at(g, 'user').target, 'user.email', 'the guess stays, preselected');
+    const q = g.questions.find((x) => x.target === 'user.email');
+    assert.deepEqual(
+      q?.options.map((o) => o.column),
+      ['user'],
+    );
+    assert.equal(at(g, 'user').confidence, 0.5);
+    const named = guess({ contact: { email: 'jo@example.com' }, correo: 'ana@example.com' });
+    assert.equal(
+      named.questions.find((x) => x.target === 'user.email'),
+      undefined,
+      'a name that says e-mail needs no question',
+    );
+  });
+
   it('reads from and to by the way the message went: out from the business, in from the person', () => {
     const sent = guess({
       type: 'activity.sent',
