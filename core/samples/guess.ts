@@ -126,8 +126,6 @@ const PAGE_PARENTS = new Set(['', 'page', 'context.page', 'properties', 'context
 
 /** Event time names, strongest first: when it happened, when it was created, some date; lifecycle dates last. */
 const TIME_RANKS: readonly [RegExp, number, string][] = [
-  // What is still to come (a subscription's next billing date) is no time of what happened.
-  [/^(next|upcoming|scheduled|planned|renews|renewal)/, 0, 'names a time still to come'],
   [
     /^(occurred|happened|eventtime|eventtimestamp|eventdate|timestamp|ts|time|datetime)/,
     10,
@@ -290,8 +288,39 @@ function chooseEventTime(
  * (Twilio's `ApiVersion: "2010-04-01"`), or it holds one value in every row of a sample of
  * three or more (a constant date is no event's time).
  */
+/**
+ * Words of a time that is planned for the thing rather than when the event happened: a booking's
+ * `startsAt`, a period's `current_term_end`, a `due_date`, an `expires_at`, a `next_billing_at`.
+ * (`started_at`, `ended_at` and `expired_at` say something happened, and stay candidates.)
+ */
+const PLANNED_WORDS = new Set([
+  'start',
+  'starts',
+  'begin',
+  'begins',
+  'end',
+  'ends',
+  'until',
+  'due',
+  'expire',
+  'expires',
+  'expiry',
+  'expiration',
+  'next',
+  'upcoming',
+  'scheduled',
+  'planned',
+  'renews',
+  'renewal',
+]);
+
 function notWhenItHappened(f: InferredField, rows: readonly Record<string, unknown>[]): string | undefined {
   if (versionNamed(f.name)) return `${f.name} is not a time: its name says it is a version`;
+  const planned =
+    nameWords(leaf(f.name)).find((w) => PLANNED_WORDS.has(w)) ??
+    /^(next|upcoming|scheduled|planned|renews|renewal)/.exec(words(leaf(f.name)))?.[0];
+  if (planned)
+    return `${f.name} is not when it happened: "${planned}" names a time planned for the thing (a start, an end, a due date)`;
   const filled = rows.filter((r) => r[f.name] !== undefined && r[f.name] !== null && r[f.name] !== '').length;
   // Two events of a sample may share a time (a vendor's documented examples often do): only
   // three or more rows with one value say it is a constant.

@@ -160,6 +160,17 @@ describe('creator: evidence beyond the name', () => {
     );
   });
 
+  it('never takes a time planned for the thing as when the event happened', () => {
+    const g = guess({
+      type: 'booking.created',
+      data: { booking: { id: 'bkg_1', startsAt: '2026-11-30T14:00:00Z', endsAt: '2026-11-30T14:30:00Z' } },
+    });
+    assert.equal(g.eventTime.column, undefined, 'the time it arrives, not the booking’s start');
+    assert.match(g.eventTime.why, /"starts" names a time planned/);
+    const sub = guess({ started_at: '2026-11-01T10:00:00Z', current_term_end: '2026-12-01T10:00:00Z' });
+    assert.equal(sub.eventTime.column, 'started_at', 'a start that happened stays a candidate');
+  });
+
   it('reads from and to by the way the message went: out from the business, in from the person', () => {
     const sent = guess({
       type: 'activity.sent',
