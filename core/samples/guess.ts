@@ -488,6 +488,7 @@ export function guessChoices(
   textAmount(fields, rows, columns);
   const value = amountGuess(columns, 'value');
   if (value) currencyBesideValue(fields, rows, columns, value.column);
+  if (value) moneyWithoutCurrency(fields, columns, questions, value.column);
   // A currency says what the value is in: without a value, no column is the event's currency.
   const currency = value ? amountGuess(columns, 'currency') : undefined;
   const minorUnits = minorUnitsOffer(fields, value, currency, rows);
@@ -577,6 +578,30 @@ function textAmount(
     confidence: shownConfidence(best.confidence, false),
     evidence: { ...was.evidence, name: best.reason },
   };
+}
+
+/**
+ * A value whose payload holds no currency code anywhere (a CRM lead's `Annual_Revenue`, a
+ * booking's `amountPaid`) has only its name and its number to say it is the event's money: the
+ * page asks, the guess preselected, rather than sending it to every platform as the sale's value.
+ */
+function moneyWithoutCurrency(
+  fields: readonly InferredField[],
+  columns: ColumnGuess[],
+  questions: Question[],
+  column: string,
+): void {
+  if (fields.some((f) => f.format === 'currency')) return;
+  if (questions.some((q) => q.options.some((o) => o.column === column))) return;
+  questions.push({
+    target: 'event_data',
+    field: 'value',
+    ask: `Is ${column} the event's value? It is a number named like an amount, but no currency stands anywhere in the payload.`,
+    options: [{ column, why: 'named like an amount; no currency code beside it or elsewhere' }],
+  });
+  const i = columns.findIndex((c) => c.column === column);
+  const was = columns[i];
+  if (was) columns[i] = { ...was, confidence: shownConfidence(was.confidence, true) };
 }
 
 /**

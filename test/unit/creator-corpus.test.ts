@@ -42,14 +42,6 @@ const HELD_OUT_SHA256 = '324a1631ab85a36da01593d10d12316f028c9d60ae7a510b02c3d46
  */
 const HELD_OUT_SILENT_WRONG = 0;
 
-/**
- * The retired second held-out part's wrong guesses, known since it was measured (2026-11-27) and
- * fixed next by general rules; each fix takes its line out.
- */
-const RETIRED_UNFIXED = [
-  'zoho-crm/leads-created.json: data.Annual_Revenue as value',
-];
-
 const CATEGORIES = [
   'payments',
   'subscriptions',
@@ -115,7 +107,7 @@ describe('the creator on its labelled corpus (issue #94)', () => {
     const wrong = report.silentWrong.filter((w) => w.split === 'tuned');
     assert.deepEqual(
       wrong.map((w) => `${w.sample}: ${w.column} as ${w.target}`),
-      RETIRED_UNFIXED,
+      [],
     );
   });
 

@@ -106,11 +106,29 @@ describe('creator: evidence beyond the name', () => {
     const q = g.questions.find((x) => x.field === 'value');
     assert.ok(q, 'a question');
     assert.equal(q.options.length, 3);
-    const exact = guess({ total: 20, amount_due: 0 });
+    const exact = guess({ total: 20, amount_due: 0, currency: 'EUR' });
     assert.equal(exact.value?.column, 'total');
     assert.equal(
       exact.questions.find((x) => x.field === 'value'),
       undefined,
+    );
+  });
+
+  it('asks before taking an amount as the value when no currency stands in the payload', () => {
+    const lead = guess({ data: { Email: 'jo@example.com', Annual_Revenue: 250000, Company: 'Acme' } });
+    assert.equal(lead.value?.column, 'data.Annual_Revenue', 'the guess stays, preselected');
+    const q = lead.questions.find((x) => x.field === 'value');
+    assert.deepEqual(
+      q?.options.map((o) => o.column),
+      ['data.Annual_Revenue'],
+    );
+    assert.match(q?.ask ?? '', /no currency/);
+    assert.equal(at(lead, 'data.Annual_Revenue').confidence, 0.5);
+    const sale = guess({ amount: 12.5, currency: 'EUR' });
+    assert.equal(
+      sale.questions.find((x) => x.field === 'value'),
+      undefined,
+      'a currency beside it is the evidence',
     );
   });
 
