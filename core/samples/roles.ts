@@ -11,10 +11,10 @@ export type Role = 'person' | 'business' | 'other';
 
 /** Objects that hold the person's details. */
 const PERSON_WORDS =
-  /^(billing|shipping|customer|user|address|contact|buyer|person|profile|details|member|client|sender|owner|lead|location|geo|payer|visitor|subscriber|invitee|respondent|from|caller|participant|attendee|recipient|guest|patron|student|signer|donor)/;
-/** Objects and prefixes that are the business's own: whoever is paid, sells or receives. */
+  /^(billing|shipping|customer|user|address|contact|buyer|person|profile|details|member|client|lead|location|geo|payer|visitor|subscriber|invitee|respondent|from|caller|participant|attendee|recipient|guest|patron|student|signer|donor)/;
+/** Objects and prefixes that are the business's own: whoever is paid, sells, receives or serves. */
 const BUSINESS_WORDS =
-  /^(payee|merchant|seller|shop|store|vendor|business|to|called|account|organizer|organiser|host|tenant|company|organization|organisation|workspace|receiver|site|app|instance|domain)$/;
+  /^(payee|merchant|seller|shop|store|vendor|business|to|called|account|organizer|organiser|host|tenant|company|organization|organisation|workspace|receiver|site|app|instance|domain|owner|agent|assignee)$/;
 /** Envelopes around a payload's own fields (Stripe's `data.object`, JSON:API's `data.attributes`). */
 const WRAPPERS = new Set([
   'data',
@@ -76,6 +76,17 @@ export function roleOf(
     const name = parts[i] as string;
     if (BUSINESS_WORDS.test(p))
       return { role: 'business', why: `inside ${name}: the business's, not the person's` };
+    // A message's sender is the person only when the message came in; one sent out was the
+    // business's, and with no word of direction the object is no evidence either way.
+    if (p === 'sender')
+      return direction === 'in'
+        ? { role: 'person', why: `inside ${name} of a message that came in: the person's` }
+        : direction === 'out'
+          ? {
+              role: 'business',
+              why: `inside ${name} of a message sent out: the business's, not the person's`,
+            }
+          : { role: 'other', why: `inside ${name}, and nothing says which way the message went` };
     if (PERSON_WORDS.test(p)) return { role: 'person', why: `inside ${name}: the person's` };
     const path = parts.slice(0, i + 1).join('.');
     const type = typeOf(path);

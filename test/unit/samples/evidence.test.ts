@@ -209,6 +209,18 @@ describe('creator: evidence beyond the name', () => {
     assert.equal(directionOf(inferFields(parseSample('{"type":"ticket.updated"}'))), undefined);
   });
 
+  it('never takes an owner’s or an agent’s details as the person’s; a sender only when the message came in', () => {
+    const ticket = guess({
+      ticket: { customer: { email: 'jo@example.com' }, owner: { email: 'agent@shop.example' } },
+    });
+    assert.equal(at(ticket, 'ticket.customer.email').target, 'user.email');
+    assert.notEqual(at(ticket, 'ticket.owner.email').target, 'user.email');
+    const unknown = guess({ sender: { phone: '+31612345678' }, text: 'hi' });
+    assert.notEqual(at(unknown, 'sender.phone').target, 'user.phone', 'nothing says which way it went');
+    const inbound = guess({ type: 'message.received', sender: { phone: '+31612345678' } });
+    assert.equal(at(inbound, 'sender.phone').target, 'user.phone');
+  });
+
   it('shows only the calibrated confidence levels', () => {
     const g = guess({
       email: 'jo@example.com',
