@@ -91,7 +91,7 @@ describe('end to end: the creator from a sample to Leads at Meta', function () {
   const sendOneAndSeeItStored = async (page: Page, name: string) => {
     await sendUntilAccepted(page, 1);
     await page
-      .getByText(new RegExp(`1 row\\(s\\) stored in events\\.${name}`))
+      .getByText(new RegExp(`1 row stored in events\\.${name}`))
       .waitFor({ timeout: 90_000 })
       .catch(async (err: unknown) => {
         await shot(page, `failed-${name}`);
