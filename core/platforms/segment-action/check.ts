@@ -19,6 +19,7 @@ import {
   catalogEntry,
   catalogManifest,
   OAUTH_TOKEN_AS_SECRET,
+  SYNC_MODE_KEY,
 } from './catalog.ts';
 import { environmentRoles } from './environment.ts';
 import { compileFql } from './fql.ts';
@@ -305,8 +306,9 @@ function mappingProblems(
   say: Say,
 ): void {
   const fields = new Map(action.fields.map((f) => [f.key, f]));
+  syncModeProblem(mapping, action, name, say);
   for (const key of Object.keys(mapping))
-    if (!fields.has(key))
+    if (!fields.has(key) && !(key === SYNC_MODE_KEY && action.syncMode))
       say(
         `.mapping.${key}`,
         `is not a field of ${name} (its fields: ${action.fields.map((f) => f.key).join(', ')})`,
@@ -323,6 +325,23 @@ function mappingProblems(
       if (wrong) say(`.mapping.${field.key}`, `${wrong} for ${name}`);
     }
   }
+}
+
+/** The sync mode a mapping names, for an action that has sync modes: one of them. */
+function syncModeProblem(
+  mapping: Readonly<Record<string, unknown>>,
+  action: CatalogAction,
+  name: string,
+  say: Say,
+): void {
+  const modes = action.syncMode?.choices;
+  if (modes === undefined || !Object.hasOwn(mapping, SYNC_MODE_KEY)) return;
+  const mode = mapping[SYNC_MODE_KEY];
+  if (typeof mode !== 'string' || !modes.includes(mode))
+    say(
+      `.mapping.${SYNC_MODE_KEY}`,
+      `must be one of ${modes.map((m) => JSON.stringify(m)).join(', ')} for ${name}`,
+    );
 }
 
 function absent(value: unknown): boolean {
