@@ -75,14 +75,11 @@ export interface CatalogAction {
   /**
    * How its records are synced (actions-core's `syncMode`), for the actions that ask: the modes it
    * offers and the one Segment's app preselects. The mapping carries the chosen one under
-   * SYNC_MODE_KEY; without it, such an action refuses every event (`Sync mode undefined`).
+   * presets.ts SYNC_MODE_KEY; without it, such an action refuses every event (`Sync mode undefined`).
    */
   readonly syncMode?: { readonly default?: string; readonly choices: readonly string[] };
   readonly fields: readonly CatalogField[];
 }
-
-/** The mapping key actions-core reads an action's sync mode from, as Segment's app writes it. */
-export const SYNC_MODE_KEY = '__segment_internal_sync_mode';
 
 /**
  * A preset the destination comes with (Segment's `presets`): an automatic one has a subscription and

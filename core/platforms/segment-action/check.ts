@@ -19,7 +19,6 @@ import {
   catalogEntry,
   catalogManifest,
   OAUTH_TOKEN_AS_SECRET,
-  SYNC_MODE_KEY,
 } from './catalog.ts';
 import { environmentRoles } from './environment.ts';
 import { compileFql } from './fql.ts';
@@ -30,7 +29,7 @@ import {
   oauthDefinition,
   ROLE_OF_CREDENTIAL,
 } from './oauth.ts';
-import { type ActionPreset, actionSteps, effectiveMapping } from './presets.ts';
+import { type ActionPreset, actionSteps, effectiveMapping, SYNC_MODE_KEY } from './presets.ts';
 import { ACCESS_TOKEN_ROLE } from './roles.ts';
 
 /**

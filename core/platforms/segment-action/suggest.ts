@@ -8,8 +8,8 @@
  * business's own account, list, sender or endpoint, stays a question only the user can answer.
  * Pure: no I/O, the catalogue's data only.
  */
-import { type CatalogAction, type CatalogField, SYNC_MODE_KEY } from './catalog.ts';
-import { type ActionPreset, effectiveMapping } from './presets.ts';
+import type { CatalogAction, CatalogField } from './catalog.ts';
+import { type ActionPreset, effectiveMapping, SYNC_MODE_KEY } from './presets.ts';
 import { SPEC_EVENT_NAMES } from './segment-event.ts';
 
 /** What the suggester reads of a field (the catalogue's CatalogField). */

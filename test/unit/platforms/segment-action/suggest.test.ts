@@ -9,9 +9,9 @@ import {
   type CatalogAction,
   type CatalogField,
   catalogEntry,
-  SYNC_MODE_KEY,
 } from '../../../../core/platforms/segment-action/catalog.ts';
 import { segmentActionProblems } from '../../../../core/platforms/segment-action/check.ts';
+import { SYNC_MODE_KEY } from '../../../../core/platforms/segment-action/presets.ts';
 import {
   suggestAction,
   suggestField,
