@@ -49,13 +49,15 @@ interface Verdict {
   readonly firstReason?: string;
   /** Set up as a user would (setUp): whether any action needs no mapping; which events batch. */
   readonly usable: boolean;
+  /** When no action is usable: the required fields only the user can fill. */
+  readonly questions: string[];
   readonly batched: string[];
 }
 
 /** Why a destination delivers none of the ordinary events, from what the run observed. */
 function groupOf(v: Verified, verdict: Verdict, usable: boolean): NotDelivered {
   if (audienceOnly(v)) return 'audience';
-  if (!usable) return 'needs-mapping';
+  if (!usable) return verdict.questions.length > 0 ? 'user-value' : 'needs-mapping';
   if (verdict.taken.length === 0) return 'not-taken';
   return verdict.sent ? 'answer' : 'refused-before-sending';
 }
@@ -72,11 +74,19 @@ describe('segment_action: every verified destination delivers the ordinary event
     const perform = driver.perform as NonNullable<typeof driver.perform>;
     const verdicts = await Promise.all(
       VERIFIED.map(async (v): Promise<Verdict> => {
-        const { destination, secrets, usable } = setUp(v, stand.base);
+        const { destination, secrets, usable, questions } = setUp(v, stand.base);
         // What a user saves must pass the settings check, connection included.
         const settings = saved(destination, secrets);
         assert.deepEqual(segmentActionProblems(settings.destination, v.slug, settings.connections), []);
-        const verdict: Verdict = { slug: v.slug, taken: [], delivered: [], sent: false, usable, batched: [] };
+        const verdict: Verdict = {
+          slug: v.slug,
+          taken: [],
+          delivered: [],
+          sent: false,
+          usable,
+          questions,
+          batched: [],
+        };
         const reasons: string[] = [];
         for (const kind of ORDINARY) {
           const event = ordinaryEvent(kind, `d-${v.slug}-${kind.kind}`, NOW);
@@ -103,11 +113,15 @@ describe('segment_action: every verified destination delivers the ordinary event
         })),
       not_delivered: verdicts
         .filter((v) => v.delivered.length === 0)
-        .map((v) => ({
-          slug: v.slug,
-          why: groupOf(VERIFIED.find((x) => x.slug === v.slug) as Verified, v, v.usable),
-          ...(v.firstReason ? { example: v.firstReason } : {}),
-        })),
+        .map((v) => {
+          const why = groupOf(VERIFIED.find((x) => x.slug === v.slug) as Verified, v, v.usable);
+          return {
+            slug: v.slug,
+            why,
+            ...(why === 'user-value' ? { fields: v.questions } : {}),
+            ...(v.firstReason ? { example: v.firstReason } : {}),
+          };
+        }),
     };
     console.log(
       `      ${results.deliverable.length} of ${results.verified} verified destinations deliver an ordinary event; ` +
