@@ -31,6 +31,7 @@ import {
 } from './oauth.ts';
 import { type ActionPreset, actionSteps, effectiveMapping, SYNC_MODE_KEY } from './presets.ts';
 import { ACCESS_TOKEN_ROLE } from './roles.ts';
+import { suggestField } from './suggest.ts';
 
 /**
  * Every problem of one `segment_action` destination, each `<key>: <what is wrong>`, keys under
@@ -316,7 +317,7 @@ function mappingProblems(
   for (const field of action.fields) {
     const value = effective[field.key];
     if (field.required && !field.conditional && absent(value)) {
-      say(`.mapping.${field.key}`, `required by ${name}`);
+      say(`.mapping.${field.key}`, `required by ${name}${suggestionText(field)}`);
       continue;
     }
     if (Object.hasOwn(mapping, field.key) && !absent(value)) {
@@ -341,6 +342,12 @@ function syncModeProblem(
       `.mapping.${SYNC_MODE_KEY}`,
       `must be one of ${modes.map((m) => JSON.stringify(m)).join(', ')} for ${name}`,
     );
+}
+
+/** What the suggester proposes for a missing field, as the check's words say it ('' for nothing). */
+function suggestionText(field: CatalogField): string {
+  const s = suggestField(field);
+  return s === undefined ? '' : ` (suggested: ${JSON.stringify(s.value)}, ${s.from})`;
 }
 
 function absent(value: unknown): boolean {

@@ -155,6 +155,18 @@ describe('segment_action: suggested mappings', () => {
     assert.deepEqual(actionProblems(accepted('kafka', 'send')), [
       'destination.actions[0].mapping.topic: required by kafka send',
     ]);
+    // Not accepted, the check says what the suggester proposes for the field it asks for.
+    assert.deepEqual(
+      actionProblems({
+        id: 'd',
+        type: 'segment_action',
+        destination: 'facebook-conversions-api',
+        actions: [{ action: 'purchase' }],
+      } as Destination),
+      [
+        'destination.actions[0].mapping.action_source: required by facebook-conversions-api purchase (suggested: "website", a website event (the one web choice))',
+      ],
+    );
     // A sync mode the action does not offer is refused.
     const wrong = accepted('facebook-conversions-api', 'purchase2');
     const action = wrong.actions?.[0] as { mapping: Record<string, unknown> };
