@@ -233,6 +233,9 @@ export function suggestWhen(
   return named ? `type = "track" and event = "${named[1]}"` : 'type = "track"';
 }
 
+/** A description saying the field, or another named with it, must be given: "A userId or an anonymousId is required". */
+const ONE_OF_REQUIRED = /\b\w+ or an? \w+ is required\b/i;
+
 const absent = (v: unknown) => v === undefined || v === null || v === '';
 
 /**
@@ -256,10 +259,15 @@ export function suggestAction(
   const from: Record<string, string> = {};
   const questions: string[] = [];
   for (const f of action.fields) {
-    if (!f.required || f.conditional || !absent(effective[f.key])) continue;
+    if (!absent(effective[f.key])) continue;
+    const required = f.required && !f.conditional;
+    // An optional field whose own description says one of it and another is required (Segment's
+    // `user_id`: "A userId or an anonymousId is required") is filled when a rule knows it.
+    if (!required && !ONE_OF_REQUIRED.test(f.description ?? '')) continue;
     const s = suggestField(f);
-    if (s === undefined) questions.push(f.key);
-    else {
+    if (s === undefined) {
+      if (required) questions.push(f.key);
+    } else {
       out[f.key] = s.value;
       from[f.key] = s.from;
     }

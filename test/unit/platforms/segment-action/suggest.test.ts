@@ -126,6 +126,14 @@ describe('segment_action: suggested mappings', () => {
     const slack = suggestAction(actionOf('slack', 'postToChannel'));
     assert.deepEqual(slack.questions, ['url', 'text']);
     assert.deepEqual(slack.mapping, {});
+    // Optional fields are left alone, but for one of a pair its description says is required.
+    const track = suggestAction(actionOf('segment', 'sendTrack'));
+    assert.deepEqual(track.mapping, {
+      event_name: path('$.event'),
+      user_id: path('$.userId'),
+      anonymous_id: path('$.anonymousId'),
+    });
+    assert.equal(Object.hasOwn(capi.mapping, 'currency'), false, 'an optional currency with a default stays');
     // Given by the user's mapping: nothing to suggest.
     assert.deepEqual(
       suggestAction(actionOf('slack', 'postToChannel'), undefined, {
