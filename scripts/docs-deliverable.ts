@@ -22,6 +22,8 @@ export const NOT_DELIVERED = {
     "takes none of the ordinary events: its actions have no default subscription (or one for events a site does not send), so an action's `when` must say which events go",
   'refused-before-sending':
     'takes an ordinary event but sends nothing: the action needs a field the event does not carry, or a setting only the user knows (a mapping or a real value)',
+  'no-request':
+    "succeeds without sending anything: its actions hand their payload back to Segment's own pipeline (Segment's tracking API behind it), so nothing leaves here",
   answer:
     "sends, but reads more of the platform's answer than the stand-in's `200 {}` gives (a record it looks up first)",
 } as const;

@@ -55,10 +55,14 @@ interface Verdict {
 }
 
 /** Why a destination delivers none of the ordinary events, from what the run observed. */
+/** What an action that succeeds without making a request is said to have done. */
+const NO_REQUEST = 'succeeded without a request: the action hands its payload to Segment’s own pipeline';
+
 function groupOf(v: Verified, verdict: Verdict, usable: boolean): NotDelivered {
   if (audienceOnly(v)) return 'audience';
   if (!usable) return verdict.questions.length > 0 ? 'user-value' : 'needs-mapping';
   if (verdict.taken.length === 0) return 'not-taken';
+  if (verdict.firstReason?.endsWith(NO_REQUEST)) return 'no-request';
   return verdict.sent ? 'answer' : 'refused-before-sending';
 }
 
@@ -95,7 +99,11 @@ describe('segment_action: every verified destination delivers the ordinary event
           verdict.taken.push(kind.kind);
           const performed = await perform(event, { destination, secrets, now: NOW });
           if (performed.answered !== undefined) Object.assign(verdict, { sent: true });
-          if (performed.outcome.status === 'delivered') verdict.delivered.push(kind.kind);
+          // Delivered only when a request reached the stand-in: Segment's own destinations hand
+          // their payload back to Segment's pipeline and send nothing.
+          if (performed.outcome.status === 'delivered' && performed.answered !== undefined)
+            verdict.delivered.push(kind.kind);
+          else if (performed.outcome.status === 'delivered') reasons.push(`${kind.kind}: ${NO_REQUEST}`);
           else reasons.push(`${kind.kind}: ${performed.outcome.reason}`);
         }
         verdict.batched.push(...batchedKinds(destination, verdict.delivered));
