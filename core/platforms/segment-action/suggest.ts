@@ -40,8 +40,15 @@ const path = (p: string) => ({ '@path': p });
 
 /** A field's words, lower-cased: its key (split at camelCase and `_`) and label. */
 function nameOf(f: SuggestableField): string {
-  const key = f.key.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/[_\-.]+/g, ' ');
-  return `${key} ${f.label}`.toLowerCase();
+  return `${keyOf(f)} ${f.label.toLowerCase()}`;
+}
+
+/** A field's key alone, split at camelCase and `_`, lower-cased (`eventName` → `event name`). */
+function keyOf(f: SuggestableField): string {
+  return f.key
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/[_\-.]+/g, ' ')
+    .toLowerCase();
 }
 
 /** Key, label and description, lower-cased. */
@@ -57,6 +64,14 @@ function wordsOf(f: SuggestableField): string {
  */
 const OWN_SETUP =
   /\b(from|sender|reply to|webhook|endpoint|deliver data to|workflow|flow|template|topic|directory|pool|list|audience|segment|space|advertiser|conversion (action|label|rule)|index|meter|campaign id|account)\b/;
+
+/**
+ * A description saying the value is the platform's own: defined or found in the user's account, or
+ * one of a list the platform supports (HubSpot's event names "assigned by HubSpot", TikTok's
+ * "Supported Web Events"). Whatever its key, our event does not carry it.
+ */
+const PLATFORMS_OWN =
+  /\b(assigned by|predefined|pre-defined|as seen in your|found in your|in your \w+ account|supported \w+ events|standard events)\b/i;
 
 /** A text field (not an enum, one value). */
 const isText = (f: SuggestableField) =>
@@ -101,7 +116,7 @@ const RULES: readonly Rule[] = [
     from: "the event's id",
   },
   {
-    test: (f, name) => isText(f) && /^event( name| type)?\b(?! id)/.test(name),
+    test: (f) => isText(f) && /^event( name| type)?$/.test(keyOf(f)),
     value: path('$.event'),
     from: 'the event name',
   },
@@ -182,7 +197,7 @@ export function suggestField(f: SuggestableField): FieldSuggestion | undefined {
   if (f.choices !== undefined && f.choices.length > 0) return websiteChoice(f);
   const name = nameOf(f);
   const words = wordsOf(f);
-  if (OWN_SETUP.test(name)) return undefined;
+  if (OWN_SETUP.test(name) || PLATFORMS_OWN.test(f.description ?? '')) return undefined;
   const rule = RULES.find((r) => r.test(f, name, words));
   return rule ? { value: rule.value, from: rule.from } : undefined;
 }

@@ -75,6 +75,11 @@ describe('segment_action: suggested mappings', () => {
       ['ironclad', 'recordAction', 'group_id'], // a "group id" that is an integer of Ironclad's
       ['google-enhanced-conversions', 'postConversion', 'conversion_label'],
       ['criteo', 'exampleAction', 'greeting'], // nothing says what it is
+      // Named as our event's fields, but documented as the platform's own values.
+      ['hubspot', 'sendCustomBehavioralEvent', 'eventName'], // "assigned by HubSpot"
+      ['hubspot', 'upsertCustomObjectRecord', 'properties'], // "as seen in your HubSpot account"
+      ['tiktok-conversions', 'reportWebEvent', 'event'], // one of TikTok's "Supported Web Events"
+      ['optimizely-data-platform', 'customEvent', 'event_action'], // an event action, not the event
     ];
     for (const [slug, action, key] of mustNot)
       assert.equal(suggestField(fieldOf(slug, action, key)), undefined, `${slug} ${action}.${key}`);
