@@ -2,8 +2,9 @@
  * Suggested mappings (issue #95; docs/catalog-destinations.md, "Suggested mappings"): for an
  * action's required field that has no default, a source in our canonical event — the Segment
  * event segment-event.ts writes — proposed from the field's key, type, format, description and
- * choices; and for an action without a subscription of its own, the call it is for, read from its
- * own field defaults. A suggestion is a proposal the user accepts (the studio's catalogue page
+ * choices (and for an optional one its description calls one of a required pair); the sync mode
+ * Segment's app preselects; and for an action without a subscription of its own, the call it is
+ * for, read from its own field defaults. A suggestion is a proposal the user accepts (the studio's catalogue page
  * pre-fills it as an editable mapping entry); a field no rule recognises, or one that names the
  * business's own account, list, sender or endpoint, stays a question only the user can answer.
  * Pure: no I/O, the catalogue's data only.
