@@ -7,6 +7,7 @@
  */
 import {
   type Plan as BilledPlan,
+  type BillGroup,
   MONTHLY_PRICES,
   type MonthlyBill,
   monthlyBill,
@@ -61,6 +62,32 @@ export function billText(settings: Readonly<Settings>, over: Partial<TrafficShap
   if (recommended) lines.push(recommended.message);
   for (const a of billingAdvice(settings, p)) lines.push(`Recommendation: ${a.message}`);
   return lines.join('\n');
+}
+
+/**
+ * A money column of a month table: the bill's lines of some groups (core/deploy/bill.ts,
+ * `BillGroup`), or `rest`, every line no other column of the table takes.
+ */
+export interface MonthColumn {
+  readonly title: string;
+  readonly groups: readonly BillGroup[] | 'rest';
+}
+
+/**
+ * A bill's cells under a table's columns. A line whose group no column takes throws, so a month
+ * table always shows every line in its total and its cells add up to it, to the cent.
+ */
+export function monthCells(b: MonthlyBill, columns: readonly MonthColumn[]): string[] {
+  const named = new Set(columns.flatMap((c) => (c.groups === 'rest' ? [] : c.groups)));
+  const rest = columns.some((c) => c.groups === 'rest');
+  const lost = b.items.filter((i) => !named.has(i.group) && !rest);
+  if (lost.length > 0)
+    throw new Error(`a month table leaves out lines of its total: ${lost.map((i) => i.item).join(', ')}`);
+  return columns.map((c) => {
+    const taken = (g: BillGroup) => (c.groups === 'rest' ? !named.has(g) : c.groups.includes(g));
+    const cents = b.items.filter((i) => taken(i.group)).reduce((n, i) => n + Math.round(i.monthly * 100), 0);
+    return usd(cents / 100);
+  });
 }
 
 /** `--name value` from argv. */

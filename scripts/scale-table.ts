@@ -54,7 +54,7 @@ import { CLOUD_TRACE_PRICE, monthlyTraceCost, spansPerEvent } from '../core/depl
 import { plan } from '../core/plan.ts';
 import { checkSettings, parseSettings } from '../core/settings.ts';
 import type { Destination, Settings } from '../schemas/settings.ts';
-import { argOf, billsOf, billText, usd } from './scale-bill.ts';
+import { argOf, billsOf, billText, type MonthColumn, monthCells, usd } from './scale-bill.ts';
 
 /** The CPU per request the tables use (core/deploy/cost.ts, from `npm run bench`). */
 export const MEASURED: MeasuredCpu = MEASURED_CPU;
@@ -178,6 +178,16 @@ export function shippedCost(cpu: MeasuredCpu) {
   return costPerMillion(modelInputFor(examplePlan(), cpu, shipped()));
 }
 
+/**
+ * Money cells rounded to `step` (0.01: cents; 1: whole dollars) and their total as the sum of the
+ * cells as printed, so a table's row adds up to the total it shows.
+ */
+function addedUp(values: readonly number[], step: 0.01 | 1): { cells: string[]; total: string } {
+  const steps = values.map((v) => Math.round(v / step));
+  const text = (n: number) => (step === 1 ? `$${n.toLocaleString('en-US')}` : usd(n / 100));
+  return { cells: steps.map(text), total: text(steps.reduce((a, b) => a + b, 0)) };
+}
+
 /** The markdown tables of docs/scale.md. */
 export function scaleTables(): string {
   const sizing = examplePlan();
@@ -205,11 +215,10 @@ export function scaleTables(): string {
     const c = costPerMillion(modelInputFor(hops, MEASURED, s.deployment));
     const hop = (n: string) => {
       const h = c.hops.find((x) => x.name === n);
-      return h ? usd(h.compute + h.requests + h.logging) : '';
+      return h ? h.compute + h.requests + h.logging : 0;
     };
-    lines.push(
-      `| ${s.name} | ${hop('gateway')} | ${hop('store')} | ${hop('forward')} | ${usd(c.pubsub)} | ${usd(c.bigquery)} | **${usd(c.total)}** |`,
-    );
+    const row = addedUp([hop('gateway'), hop('store'), hop('forward'), c.pubsub, c.bigquery], 0.01);
+    lines.push(`| ${s.name} | ${row.cells.join(' | ')} | **${row.total}** |`);
   }
   lines.push('');
   const input = modelInputFor(sizing, MEASURED, shipped());
@@ -276,14 +285,18 @@ function originPathTable(): string {
     ...example,
     gateway: { ...example.gateway, origin_path: '/_eb', site_backend: 'shop-web' },
   };
+  const columns: readonly MonthColumn[] = [
+    { title: 'load balancer + Cloud CDN', groups: ['load-balancer'] },
+    { title: 'the rest of the bill', groups: 'rest' },
+  ];
   const lines = [
-    '| A 30-day month, example with `gateway.origin_path: /_eb` | scenario | total | load balancer + Cloud CDN | what it bills |',
-    '| --- | --- | ---: | ---: | --- |',
+    `| A 30-day month, example with \`gateway.origin_path: /_eb\` | scenario | total | ${columns.map((c) => c.title).join(' | ')} | what the load balancer and CDN bill |`,
+    '| --- | --- | ---: | ---: | ---: | --- |',
   ];
   for (const b of billsOf(settings).bills) {
     const line = b.items.find((i) => i.item.startsWith('Load balancer + Cloud CDN'));
     lines.push(
-      `| example | ${b.scenario} | **${usd(b.total)}** | ${usd(line?.monthly ?? 0)} | ${line?.detail ?? ''} |`,
+      `| example | ${b.scenario} | **${usd(b.total)}** | ${monthCells(b, columns).join(' | ')} | ${line?.detail ?? ''} |`,
     );
   }
   const { processedPerGib } = MONTHLY_PRICES.loadBalancer;
@@ -356,23 +369,24 @@ function catalogTables(): string {
   for (const [i, r] of rows.entries()) {
     const c = r.cost;
     lines.push(
-      `| ${i === 0 ? '`forward`' : '`forward-catalog`'} | ${Math.round(r.cpu * 1e6)} µs | ${r.sizing.cpu}, ${r.sizing.memory}, ${r.sizing.concurrency} | ${usd(c?.compute ?? 0)} | ${usd(c?.requests ?? 0)} | **${usd((c?.compute ?? 0) + (c?.requests ?? 0))}** |`,
+      `| ${i === 0 ? '`forward`' : '`forward-catalog`'} | ${Math.round(r.cpu * 1e6)} µs | ${r.sizing.cpu}, ${r.sizing.memory}, ${r.sizing.concurrency} | ${addedUp([c?.compute ?? 0, c?.requests ?? 0], 0.01).cells.join(' | ')} | **${addedUp([c?.compute ?? 0, c?.requests ?? 0], 0.01).total}** |`,
     );
   }
   lines.push('');
-  lines.push('| A 30-day month | scenario | total | forward | forward-catalog | Pub/Sub |');
-  lines.push('| --- | --- | ---: | ---: | ---: | ---: |');
+  const columns: readonly MonthColumn[] = [
+    { title: 'forward', groups: ['forward'] },
+    { title: 'forward-catalog', groups: [CATALOG_FUNCTION] },
+    { title: 'Pub/Sub', groups: ['pubsub'] },
+    { title: 'the rest of the bill', groups: 'rest' },
+  ];
+  lines.push(`| A 30-day month | scenario | total | ${columns.map((c) => c.title).join(' | ')} |`);
+  lines.push(`| --- | --- | ---: | ${columns.map(() => '---:').join(' | ')} |`);
   for (const [name, settings] of [
     ['example, as shipped', example],
     ['example with a Klaviyo destination added (5 destinations)', withCatalog],
   ] as const) {
-    for (const b of billsOf(settings).bills) {
-      const sum = (match: (item: string) => boolean) =>
-        usd(b.items.filter((i) => match(i.item)).reduce((n, i) => n + i.monthly, 0));
-      lines.push(
-        `| ${name} | ${b.scenario} | **${usd(b.total)}** | ${sum((i) => i.includes('(forward,'))} | ${sum((i) => i.includes(`(${CATALOG_FUNCTION},`))} | ${sum((i) => i === 'Pub/Sub')} |`,
-      );
-    }
+    for (const b of billsOf(settings).bills)
+      lines.push(`| ${name} | ${b.scenario} | **${usd(b.total)}** | ${monthCells(b, columns).join(' | ')} |`);
   }
   lines.push('');
   lines.push(
@@ -381,14 +395,21 @@ function catalogTables(): string {
   return lines.join('\n');
 }
 
-/** The line items a bill table groups under "other" (what runs whether or not anyone sends). */
-const OTHER = [
-  'Cloud Logging',
-  'Cloud Storage operations',
-  'Cloud Scheduler',
-  'Secret Manager',
-  'Cloud Monitoring alerts',
-  'Artifact Registry',
+/** The columns of the monthly bills' table: every group of lines the bill has, each its own. */
+const BILL_COLUMNS: readonly MonthColumn[] = [
+  { title: 'gateway', groups: ['gateway'] },
+  { title: 'store', groups: ['store'] },
+  { title: 'forward', groups: ['forward', 'forward-catalog'] },
+  { title: 'schedule', groups: ['schedule'] },
+  { title: 'studio', groups: ['studio'] },
+  { title: 'Pub/Sub', groups: ['pubsub'] },
+  { title: 'BigQuery', groups: ['bigquery'] },
+  { title: 'claims (Firestore)', groups: ['claims'] },
+  { title: 'Cloud Trace', groups: ['trace'] },
+  { title: 'delivery metrics', groups: ['metrics'] },
+  { title: 'load balancer', groups: ['load-balancer'] },
+  { title: 'other', groups: ['other'] },
+  { title: 'free tiers', groups: ['free'] },
 ];
 
 /** The monthly bills of the example (as shipped, and with instance-billed store and forward) and of minimal settings. */
@@ -406,26 +427,23 @@ function billTables(): string {
     ['minimal settings (name, project, region: development)', minimalSettings()],
   ];
   const lines = [
-    '| A 30-day month | scenario | total | per million events | gateway | store | forward | schedule | studio | Pub/Sub | BigQuery | other | free tiers |',
-    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    `| A 30-day month | scenario | total | per million events | ${BILL_COLUMNS.map((c) => c.title).join(' | ')} |`,
+    `| --- | --- | ---: | ---: | ${BILL_COLUMNS.map(() => '---:').join(' | ')} |`,
   ];
   let shape = '';
   for (const [name, settings] of rows) {
     const billed = billsOf(settings);
     shape ||= `${billed.shape.eventsPerSecond.toLocaleString('en-US')} events/s when sending (workday: 8 h on 22 days; busy: all month), ${billed.shape.eventBytes}-byte events, ${billed.shape.destinationsPerEvent} destinations an event`;
     for (const b of billed.bills) {
-      const sum = (match: (item: string) => boolean) =>
-        usd(b.items.filter((i) => match(i.item)).reduce((n, i) => n + i.monthly, 0));
-      const role = (r: string) => sum((i) => i.includes(`(${r},`));
       const perMillion = b.events > 0 ? usd(b.total / (b.events / 1e6)) : '';
       lines.push(
-        `| ${name} | ${b.scenario} | **${usd(b.total)}** | ${perMillion} | ${role('gateway')} | ${role('store')} | ${role('forward')} | ${role('schedule')} | ${role('studio')} | ${sum((i) => i === 'Pub/Sub')} | ${sum((i) => i.startsWith('BigQuery'))} | ${sum((i) => OTHER.includes(i))} | ${sum((i) => i === 'Free tiers')} |`,
+        `| ${name} | ${b.scenario} | **${usd(b.total)}** | ${perMillion} | ${monthCells(b, BILL_COLUMNS).join(' | ')} |`,
       );
     }
   }
   lines.push('');
   lines.push(
-    `Traffic: ${shape}; the example has 4 destinations, the minimal settings none. Prices: ${MONTHLY_PRICES.asOf}.`,
+    `Traffic: ${shape}; the example has 4 destinations, the minimal settings none. Every line of the bill is in one column, so each row's columns add up to its total (\`npm run scale -- --env <file>\` lists the lines): claims are the send-once and identity claims' Firestore writes, deletes, reads and storage; delivery metrics, forward's samples in Cloud Monitoring; other, Cloud Logging, the scheduler's Cloud Storage operations, Cloud Scheduler, Secret Manager, alert conditions and Artifact Registry. Prices: ${MONTHLY_PRICES.asOf}.`,
   );
   return lines.join('\n');
 }
@@ -444,14 +462,14 @@ function monthlyTable(input: ReturnType<typeof modelInputFor>): string {
     `| Events/s, a 30-day month | gateway | store | forward | Pub/Sub | BigQuery | total | nearest of our limits | nearest Google quota (${region}, BigQuery in ${location}) |`,
     '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |',
   ];
-  const usd0 = (x: number) => `$${Math.round(x).toLocaleString('en-US')}`;
   for (const rate of [100, 1000, 10_000, 100_000]) {
     const m = monthlyAt(input, { eventsPerSecond: rate, destinationsPerEvent: 2 }, { region, location });
-    const hop = (n: string) => usd0(m.hops.find((h) => h.name === n)?.monthly ?? 0);
+    const hop = (n: string) => m.hops.find((h) => h.name === n)?.monthly ?? 0;
     const ours = m.limits.find((l) => l.owner === 'ours');
     const google = m.limits.find((l) => l.owner === 'google');
+    const row = addedUp([hop('gateway'), hop('store'), hop('forward'), m.pubsub, m.bigquery], 1);
     lines.push(
-      `| ${rate.toLocaleString('en-US')} | ${hop('gateway')} | ${hop('store')} | ${hop('forward')} | ${usd0(m.pubsub)} | ${usd0(m.bigquery)} | **${usd0(m.total)}** | ${ours ? limitText(ours) : ''} | ${google ? limitText(google) : ''} |`,
+      `| ${rate.toLocaleString('en-US')} | ${row.cells.join(' | ')} | **${row.total}** | ${ours ? limitText(ours) : ''} | ${google ? limitText(google) : ''} |`,
     );
   }
   lines.push('');
