@@ -590,12 +590,16 @@ export function monthlyBill(
       (accesses / 10_000) * MONTHLY_PRICES.secretPer10kAccesses,
     detail: `${versions} secret versions`,
   });
-  const conditions = plan.subscriptions.filter((s) => s.kind === 'backlog').length + plan.functions.length;
+  // The policies infra/alerts.ts declares, one condition each: a dead-letter backlog's, a function's
+  // errors, and the platform API sunset the scheduler warns of (declared with `schedule`).
+  const backlogs = plan.subscriptions.filter((s) => s.kind === 'backlog').length;
+  const sunset = plan.functions.some((f) => f.name === 'schedule') ? 1 : 0;
+  const conditions = backlogs + plan.functions.length + sunset;
   items.push({
     item: 'Cloud Monitoring alerts',
     group: 'other',
     monthly: conditions * MONTHLY_PRICES.alertConditionMonthly,
-    detail: `${conditions} alert conditions`,
+    detail: `${conditions} alert conditions: ${backlogs} dead-letter backlogs, ${plan.functions.length} functions' errors${sunset ? ', the API sunset' : ''}`,
   });
   const images = plan.functions.filter((f) => f.billing === 'request').length * FUNCTION_IMAGE_BYTES;
   items.push({

@@ -616,6 +616,15 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
       );
   });
 
+  it('prices each alert condition it declares, no more and no fewer', () => {
+    const declared = byType(T.alert).reduce((n, a) => n + (a.inputs['conditions'] as unknown[]).length, 0);
+    const shape = trafficShape(config.settings, config.plan.destinations.length);
+    const line = monthlyBill(config.plan, 'idle', shape).items.find(
+      (i) => i.item === 'Cloud Monitoring alerts',
+    );
+    assert.match(line?.detail ?? '', new RegExp(`^${declared} alert conditions`));
+  });
+
   it('exports the gateway URL, the native publish URL, the dataset and the topics', () => {
     assert.equal(
       outputs.publishUrl,
