@@ -190,7 +190,7 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
     }
     // store is a Cloud Function in the example, sized from its settings.
     const store = one(T.function, (d) => d.inputs['name'] === 'store-function').inputs['serviceConfig'];
-    assert.equal(store.minInstanceCount, 1, 'functions.store.min_instances');
+    assert.equal(store.minInstanceCount, 0, 'functions.store.min_instances');
     assert.equal(store.maxInstanceCount, 50, 'functions.store.max_instances');
     assert.equal(store.serviceAccountEmail, sa('store'));
   });
