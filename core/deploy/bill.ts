@@ -10,6 +10,7 @@
 import type { Settings } from '../../schemas/settings.ts';
 import { MODELS, modelsEnabled } from '../models/models.ts';
 import { CATALOG_CPU_SECONDS, isCatalogDestination } from './catalog-function.ts';
+import { type ClaimStore, capacityMonth } from './claim-stores.ts';
 import {
   type Billing,
   CONCURRENCY_TARGET,
@@ -441,6 +442,8 @@ export function pubsubBytesPerEvent(
 export interface Design {
   readonly topology?: PubSubTopology;
   readonly claims: ClaimDesign;
+  /** Where the claims are kept (absent: Firestore, as built; the others modelled, claim-stores.ts). */
+  readonly store?: ClaimStore;
 }
 export const BUILT: Design = Object.freeze({ claims: 'per-delivery' });
 
@@ -543,18 +546,9 @@ export function monthlyBill(
   // store and each delivery's settled record, one document written and one TTL deletion each;
   // retries, copies and replays (CLAIM_RETRY_SHARE of deliveries) take, read and settle a claim.
   const counted = claimCounts(events, shape.destinationsPerEvent, design.claims);
-  items.push({
-    item: 'Send-once claims (Firestore)',
-    group: 'claims',
-    monthly: claimCost(counted),
-    detail: `${Math.round(events).toLocaleString('en-US')} events, ${design.claims === 'per-delivery' ? 'an identity claim each and a settled record per delivery' : `a claim per batch of ${EVENTS_PER_BATCH} and per batch and destination`} (${shape.destinationsPerEvent} deliveries an event), ${CLAIM_RETRY_SHARE * 100} % of deliveries retried or copied: ${Math.round(counted.writes).toLocaleString('en-US')} writes, ${Math.round(counted.deletes).toLocaleString('en-US')} TTL deletions, ${Math.round(counted.reads).toLocaleString('en-US')} reads`,
-  });
-  items.push({
-    item: 'Firestore storage (claims)',
-    group: 'claims',
-    monthly: claimStorageCost(counted.documents),
-    detail: `${CLAIM_DOCUMENT_BYTES}-byte claim documents kept 7 days and about a day until TTL, no index entries (every field exempt)`,
-  });
+  if (design.store !== undefined && design.store !== 'firestore')
+    items.push(capacityClaimsLine(design.store, counted, activeSeconds));
+  else items.push(...firestoreClaimsLines(counted, events, shape, design.claims));
   // Cloud Trace: the sampled share of events, each its spans (core/deploy/trace-cost.ts).
   const spans = events * shape.traceSampleRatio * spansPerEvent(shape.destinationsPerEvent);
   items.push({
@@ -650,6 +644,57 @@ export function monthlyBill(
     items: printed,
     listTotal: sum(printed.filter((i) => i.group !== 'free')),
     total: sum(printed),
+  };
+}
+
+/** The claims' lines in Firestore (built): per operation, and the documents' storage. */
+function firestoreClaimsLines(
+  counted: ReturnType<typeof claimCounts>,
+  events: number,
+  shape: TrafficShape,
+  design: ClaimDesign,
+): LineItem[] {
+  const kind =
+    design === 'per-delivery'
+      ? 'an identity claim each and a settled record per delivery'
+      : `a claim per batch of ${EVENTS_PER_BATCH} and per batch and destination`;
+  return [
+    {
+      item: 'Send-once claims (Firestore)',
+      group: 'claims',
+      monthly: claimCost(counted),
+      detail: `${Math.round(events).toLocaleString('en-US')} events, ${kind} (${shape.destinationsPerEvent} deliveries an event), ${CLAIM_RETRY_SHARE * 100} % of deliveries retried or copied: ${Math.round(counted.writes).toLocaleString('en-US')} writes, ${Math.round(counted.deletes).toLocaleString('en-US')} TTL deletions, ${Math.round(counted.reads).toLocaleString('en-US')} reads`,
+    },
+    {
+      item: 'Firestore storage (claims)',
+      group: 'claims',
+      monthly: claimStorageCost(counted.documents),
+      detail: `${CLAIM_DOCUMENT_BYTES}-byte claim documents kept 7 days and about a day until TTL, no index entries (every field exempt)`,
+    },
+  ];
+}
+
+/**
+ * The claims in a capacity-priced store (modelled, core/deploy/claim-stores.ts): provisioned for
+ * the rate while events come, kept all month whatever the traffic; storage for the month's claims
+ * on average.
+ */
+function capacityClaimsLine(
+  store: Exclude<ClaimStore, 'firestore'>,
+  counted: ReturnType<typeof claimCounts>,
+  activeSeconds: number,
+): LineItem {
+  const active = Math.max(1, activeSeconds);
+  const month = capacityMonth(store, {
+    writesPerSecond: counted.writes / active,
+    readsPerSecond: counted.reads / active,
+    claimsPerSecond: counted.documents / MONTH_SECONDS,
+  });
+  return {
+    item: `Send-once claims (${store === 'bigtable' ? 'Bigtable' : 'Memorystore'}, modelled)`,
+    group: 'claims',
+    monthly: month.monthly,
+    detail: `${month.detail}, all month`,
   };
 }
 
