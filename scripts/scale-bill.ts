@@ -32,12 +32,20 @@ export function billsOf(
   return { shape, plan: p, bills: SCENARIO_NAMES.map((s) => monthlyBill(p, s, shape)) };
 }
 
+/** A bill per million of its events: each line divided, rounded to the cent; the totals their sums. */
+export function perMillionBill(b: MonthlyBill): MonthlyBill {
+  const millions = b.events / 1e6;
+  const items = b.items.map((i) => ({ ...i, monthly: Math.round((i.monthly / millions) * 100) / 100 }));
+  const sum = (lines: typeof items) => Math.round(lines.reduce((n, i) => n + i.monthly * 100, 0)) / 100;
+  return { ...b, items, listTotal: sum(items.filter((i) => i.group !== 'free')), total: sum(items) };
+}
+
 /** What a scenario line says after its total. */
 function scenarioText(b: MonthlyBill): string {
   if (b.scenario === 'idle') return 'no events';
   const millions = b.events / 1e6;
   const when = b.scenario === 'workday' ? 'for 8 h on 22 days' : 'all month';
-  const perMillion = millions > 0 ? `, ${usd(b.total / millions)} per million` : '';
+  const perMillion = millions > 0 ? `, ${usd(perMillionBill(b).total)} per million` : '';
   return `${b.eventsPerSecond.toLocaleString('en-US')} events/s ${when}: ${millions.toLocaleString('en-US', { maximumFractionDigits: 1 })} million events${perMillion}`;
 }
 

@@ -67,7 +67,10 @@ import { CLOUD_TRACE_PRICE, monthlyTraceCost, spansPerEvent } from '../core/depl
 import { plan } from '../core/plan.ts';
 import { checkSettings, parseSettings } from '../core/settings.ts';
 import type { Destination, Settings } from '../schemas/settings.ts';
-import { argOf, billsOf, billText, type MonthColumn, monthCells, usd } from './scale-bill.ts';
+import { argOf, billsOf, billText, type MonthColumn, monthCells, perMillionBill, usd } from './scale-bill.ts';
+
+/** `tracing.sample_ratio` unset (core/deploy/bill.ts, trafficShape). */
+const DEFAULT_TRACE_RATIO = 0.01;
 
 /** The CPU per request the tables use (core/deploy/cost.ts, from `npm run bench`). */
 export const MEASURED: MeasuredCpu = MEASURED_CPU;
@@ -448,7 +451,7 @@ function billTables(): string {
     const billed = billsOf(settings);
     shape ||= `${billed.shape.eventsPerSecond.toLocaleString('en-US')} events/s when sending (workday: 8 h on 22 days; busy: all month), ${billed.shape.eventBytes}-byte events, ${billed.shape.destinationsPerEvent} destinations an event`;
     for (const b of billed.bills) {
-      const perMillion = b.events > 0 ? usd(b.total / (b.events / 1e6)) : '';
+      const perMillion = b.events > 0 ? usd(perMillionBill(b).total) : '';
       lines.push(
         `| ${name} | ${b.scenario} | **${usd(b.total)}** | ${perMillion} | ${monthCells(b, BILL_COLUMNS).join(' | ')} |`,
       );
@@ -472,22 +475,28 @@ const limitText = (l: Limit) =>
 function monthlyTable(input: ReturnType<typeof modelInputFor>): string {
   const { region, location = 'US' } = exampleSettings(); // BigQuery's default location (schemas/settings.ts)
   const lines = [
-    `| Events/s, a 30-day month | gateway | store | forward | Pub/Sub | BigQuery | total | nearest of our limits | nearest Google quota (${region}, BigQuery in ${location}) |`,
-    '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |',
+    `| Events/s, a 30-day month | gateway | store | forward | Pub/Sub | BigQuery | claims | Cloud Trace | total | nearest of our limits | nearest Google quota (${region}, BigQuery in ${location}) |`,
+    '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |',
   ];
   for (const rate of [100, 1000, 10_000, 100_000]) {
     const m = monthlyAt(input, { eventsPerSecond: rate, destinationsPerEvent: 2 }, { region, location });
     const hop = (n: string) => m.hops.find((h) => h.name === n)?.monthly ?? 0;
     const ours = m.limits.find((l) => l.owner === 'ours');
     const google = m.limits.find((l) => l.owner === 'google');
-    const row = addedUp([hop('gateway'), hop('store'), hop('forward'), m.pubsub, m.bigquery], 1);
+    // The claims (Firestore, as built) and Cloud Trace at the default ratio, list prices as the rest.
+    const spans = rate * MONTH_SECONDS * DEFAULT_TRACE_RATIO * spansPerEvent(2);
+    const trace = (spans / 1e6) * CLOUD_TRACE_PRICE.perMillionSpans;
+    const row = addedUp(
+      [hop('gateway'), hop('store'), hop('forward'), m.pubsub, m.bigquery, firestoreClaimsMonth(rate), trace],
+      1,
+    );
     lines.push(
       `| ${rate.toLocaleString('en-US')} | ${row.cells.join(' | ')} | **${row.total}** | ${ours ? limitText(ours) : ''} | ${google ? limitText(google) : ''} |`,
     );
   }
   lines.push('');
   lines.push(
-    `List prices, no free tier taken off (the monthly bills below take them off). Google's limits: ${GOOGLE_LIMITS.asOf}. Pub/Sub bytes count the event and one delivery message per destination at the event's size; the Storage Write API's the event's row and a ${LEDGER_ROW_BYTES}-byte ledger row per destination, and its connections one per table an instance writes (store ${WRITE_API_TABLES.store}, forward ${WRITE_API_TABLES.forward}).`,
+    `List prices, no free tier taken off (the monthly bills below take them off); the claims are Firestore's as built (the table "Send-once claims"), Cloud Trace at the default sample_ratio ${DEFAULT_TRACE_RATIO}; what runs whether or not anyone sends (about $10 a month) and the delivery metrics are the bills'. Google's limits: ${GOOGLE_LIMITS.asOf}. Pub/Sub bytes count the event and one delivery message per destination at the event's size; the Storage Write API's the event's row and a ${LEDGER_ROW_BYTES}-byte ledger row per destination, and its connections one per table an instance writes (store ${WRITE_API_TABLES.store}, forward ${WRITE_API_TABLES.forward}).`,
   );
   return lines.join('\n');
 }
@@ -646,14 +655,6 @@ function pubsubTable(): string {
     '',
     `Pub/Sub at $${PRICES.pubsubPerTib}/TiB of messages published and delivered, at least 1,000 bytes a message (the model's reading; Google's page words the minimum per request, so a batched publish may bill less); ${CLAIM_RETRY_SHARE * 100} % of deliveries pushed again. A topic per destination takes ${cell('filtered', first)} to ${cell('topic-per-destination', first)} a million here; a stack deployed with the shared topic switches with \`deliveries_topology: per_destination\` (docs/deploy.md#deliveries-topology). Batching pays only for small events.`,
   ].join('\n');
-}
-
-/** A bill per million of its events: each line divided, rounded to the cent; the totals their sums. */
-function perMillionBill(b: MonthlyBill): MonthlyBill {
-  const millions = b.events / 1e6;
-  const items = b.items.map((i) => ({ ...i, monthly: Math.round((i.monthly / millions) * 100) / 100 }));
-  const sum = (lines: typeof items) => Math.round(lines.reduce((n, i) => n + i.monthly * 100, 0)) / 100;
-  return { ...b, items, listTotal: sum(items.filter((i) => i.group !== 'free')), total: sum(items) };
 }
 
 /**

@@ -73,6 +73,21 @@ describe('npm run scale: every table with a total adds up', () => {
     assert.ok(rows >= 20, `${rows} rows`);
   });
 
+  it('prints the floor per billing and the line that stops #97’s goal', () => {
+    const text = scaleTables();
+    const floor =
+      /The floor per billing, every built option: request-based \$(\d+\.\d\d), instance-based \$(\d+\.\d\d)/.exec(
+        text,
+      );
+    assert.ok(floor, 'the floor line');
+    // Instance billing has no request fee: its floor is the lower at the example's 1,000 events/s.
+    assert.ok(Number(floor[2]) < Number(floor[1]), floor[0]);
+    assert.match(
+      text,
+      /#97's goal, busy ≤ \$0\.50 per million at the recommended billing \(instance-based at 1,000 events\/s\)\. With every built option: not met: \$\d+\.\d\d, \$\d+\.\d\d over; the line that stops it is claims/,
+    );
+  });
+
   it('refuses a month table that leaves a line of the bill out', () => {
     const settings = minimalSettings();
     const p = plan(settings);
