@@ -81,7 +81,7 @@ export function bigtableMonth(r: ClaimRates): CapacityMonth {
   return {
     store: 'bigtable',
     monthly: nodes * b.nodeHourly * HOURS_A_MONTH + gib * b.ssdPerGibMonth,
-    detail: `${nodes} SSD node${nodes === 1 ? '' : 's'} (${Math.round(rowOps).toLocaleString('en-US')} row operations a second), ${Math.round(gib).toLocaleString('en-US')} GiB of claims kept up to ${BIGTABLE_KEPT_DAYS} days`,
+    detail: `${nodes} SSD node${nodes === 1 ? '' : 's'} for ${Math.round(rowOps).toLocaleString('en-US')} row operations a second, ${Math.round(gib).toLocaleString('en-US')} GiB of claims kept up to ${BIGTABLE_KEPT_DAYS} days`,
     fits: true,
   };
 }
