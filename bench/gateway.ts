@@ -26,6 +26,7 @@ import { emulatorPubSub } from '../local/provision.ts';
 import { environmentOf, gateway, receiver, type ServiceFactory } from '../local/services.ts';
 import { type LocalEnvironment, startEnvironment } from '../local/supervisor.ts';
 import { autocannon, type CannonResult, start, stop } from './child.ts';
+import { stageCosts, stageFigures } from './gateway-stages.ts';
 import type { BenchFigure, BenchSuite } from './lib.ts';
 import { processCpuMs } from './proc-cpu.ts';
 
@@ -149,6 +150,7 @@ export const suite: BenchSuite = {
     let unrecorded: { child: ChildProcess; url: string } | undefined;
     let variant: { child: ChildProcess; url: string } | undefined;
     const variantEnv = parseVariant(process.env['BENCH_GATEWAY_VARIANT']);
+    const settings = { name: 'bench', project: PROJECT, region: 'europe-west1' };
     let gatewayEnv: Record<string, string> = {};
     try {
       // A token whose rate limit is not what is measured, in the store the gateway reads.
@@ -174,7 +176,7 @@ export const suite: BenchSuite = {
         return prof ? { ...spec, args: ['--cpu-prof', `--cpu-prof-dir=${prof}`, ...spec.args] } : spec;
       };
       local = await startEnvironment({
-        settings: { name: 'bench', project: PROJECT, region: 'europe-west1' },
+        settings,
         dataDir: dir,
         freePorts: true,
         services: environmentOf([receiver, profiled]),
@@ -262,6 +264,7 @@ export const suite: BenchSuite = {
         timing.seconds,
       );
       const gatewayUs = s.cpuUs['gateway'] ?? Number.NaN;
+      const stages = await stageCosts(store, token, single, settings, quick ? 2_000 : 50_000);
       const compared: BenchFigure[] = v
         ? [
             {
@@ -306,6 +309,7 @@ export const suite: BenchSuite = {
           hopCpu: { hop: 'gateway', secondsPerRequest: gatewayUs / 1e6 },
           detail: 'the gateway process alone (/proc), not the Pub/Sub emulator it publishes to',
         },
+        ...stageFigures(stages, s.cpuUs, b.cpuUs),
         {
           name: '1000-event batches, 4 connections',
           value: m.requests.average * 1000,
