@@ -30,14 +30,18 @@ export interface StageCosts {
   readonly encode: number;
 }
 
-/** µs per call of `f`: the lowest of 5 rounds of `n` calls after a warm-up (the machine is shared). */
+/**
+ * µs per call of `f`: the lowest of 20 short rounds sharing `n` calls, after a warm-up. On a
+ * shared machine most rounds are slowed by a neighbour; a short one has a chance to run clear.
+ */
 function timed(n: number, f: () => void): number {
   for (let i = 0; i < n; i++) f();
+  const calls = Math.max(1, Math.ceil(n / 20));
   let best = Number.POSITIVE_INFINITY;
-  for (let round = 0; round < 5; round++) {
+  for (let round = 0; round < 20; round++) {
     const started = performance.now();
-    for (let i = 0; i < n; i++) f();
-    best = Math.min(best, ((performance.now() - started) * 1000) / n);
+    for (let i = 0; i < calls; i++) f();
+    best = Math.min(best, ((performance.now() - started) * 1000) / calls);
   }
   return best;
 }
