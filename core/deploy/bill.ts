@@ -10,6 +10,7 @@
 import type { Settings } from '../../schemas/settings.ts';
 import { MODELS, modelsEnabled } from '../models/models.ts';
 import { CATALOG_CPU_SECONDS, isCatalogDestination } from './catalog-function.ts';
+import { type ClaimStore, capacityMonth } from './claim-stores.ts';
 import {
   type Billing,
   CONCURRENCY_TARGET,
@@ -324,11 +325,27 @@ export function workloadsOf(
   ];
 }
 
+/**
+ * The column of a month table a line belongs to: a workload's role, or the service it bills. Every
+ * line has exactly one, so a table with a column per group adds up to the bill's total.
+ */
+export type BillGroup =
+  | Workload['role']
+  | 'pubsub'
+  | 'bigquery'
+  | 'claims'
+  | 'trace'
+  | 'metrics'
+  | 'load-balancer'
+  | 'other'
+  | 'free';
+
 /** One line of a bill. */
 export interface LineItem {
   readonly item: string;
   readonly monthly: number;
   readonly detail: string;
+  readonly group: BillGroup;
 }
 
 export interface MonthlyBill {
@@ -338,8 +355,9 @@ export interface MonthlyBill {
   readonly events: number;
   /** Every line, the free tiers last (negative). */
   readonly items: readonly LineItem[];
-  /** Before the free tiers. */
+  /** Before the free tiers: the sum of the lines above them, each rounded to the cent. */
   readonly listTotal: number;
+  /** The sum of every line as printed (each rounded to the cent), the free tiers included. */
   readonly total: number;
 }
 
@@ -424,6 +442,8 @@ export function pubsubBytesPerEvent(
 export interface Design {
   readonly topology?: PubSubTopology;
   readonly claims: ClaimDesign;
+  /** Where the claims are kept (absent: Firestore, as built; the others modelled, claim-stores.ts). */
+  readonly store?: ClaimStore;
 }
 export const BUILT: Design = Object.freeze({ claims: 'per-delivery' });
 
@@ -457,6 +477,7 @@ export function monthlyBill(
     if (!excluded.has(w.service)) loggedBytes += c.requests * REQUEST_LOG_BYTES;
     items.push({
       item: `${w.service} (${w.role}, ${w.billing}-based${w.minInstances ? `, min ${w.minInstances}` : ''})`,
+      group: w.role,
       monthly: c.cost,
       detail: `${Math.round(c.requests).toLocaleString('en-US')} requests`,
     });
@@ -470,6 +491,7 @@ export function monthlyBill(
   const pubsubBytes = events * pubsubPerEvent + pubsubBackground;
   items.push({
     item: 'Pub/Sub',
+    group: 'pubsub',
     monthly: (pubsubBytes / 2 ** 40) * PRICES.pubsubPerTib,
     detail: `${gib(pubsubBytes)} GiB: events, deliveries (${shape.destinationsPerEvent} an event, billed by ${topology === 'filtered' ? `all ${subscriptions} filtered subscriptions` : "its destination's one subscription"}, ${CLAIM_RETRY_SHARE * 100} % pushed again), scheduler`,
   });
@@ -480,6 +502,7 @@ export function monthlyBill(
     events * (shape.eventBytes + shape.destinationsPerEvent * (1 + CLAIM_RETRY_SHARE) * LEDGER_ROW_BYTES);
   items.push({
     item: 'BigQuery Storage Write API',
+    group: 'bigquery',
     monthly: (rowBytes / 2 ** 30) * PRICES.writeApiPerGib,
     detail: `${gib(rowBytes)} GiB: the event's row (${shape.eventBytes} bytes) and a ledger row (${LEDGER_ROW_BYTES} bytes) per delivery and per push again`,
   });
@@ -487,6 +510,7 @@ export function monthlyBill(
   const storageGibMonths = rowBytes / 2 / 2 ** 30;
   items.push({
     item: 'BigQuery storage',
+    group: 'bigquery',
     monthly: storageGibMonths * MONTHLY_PRICES.storagePerGibMonth,
     detail: `this month's ${gib(rowBytes)} GiB, half the month on average`,
   });
@@ -494,11 +518,13 @@ export function monthlyBill(
     background.modelRuns * MODEL_RUN_MINIMUM_BYTES + shape.models * events * shape.eventBytes;
   items.push({
     item: 'BigQuery queries',
+    group: 'bigquery',
     monthly: (queryBytes / 2 ** 40) * MONTHLY_PRICES.queryPerTib,
     detail: `${Math.round(background.modelRuns).toLocaleString('en-US')} model runs; Redrive's ledger query only while dead letters wait`,
   });
   items.push({
     item: 'Cloud Logging',
+    group: 'other',
     monthly: (loggedBytes / 2 ** 30) * PRICES.loggingPerGib,
     detail: `${gib(loggedBytes)} GiB of request logs not excluded and the scheduler's lines`,
   });
@@ -507,6 +533,7 @@ export function monthlyBill(
   const classAPrice = MONTHLY_PRICES.storageClassAPer1000[regional ? 'region' : 'multiRegion'];
   items.push({
     item: 'Cloud Storage operations',
+    group: 'other',
     monthly:
       (background.storageWrites / 1000) * classAPrice +
       (background.storageReads / 1000) * MONTHLY_PRICES.storageClassBPer1000,
@@ -519,26 +546,21 @@ export function monthlyBill(
   // store and each delivery's settled record, one document written and one TTL deletion each;
   // retries, copies and replays (CLAIM_RETRY_SHARE of deliveries) take, read and settle a claim.
   const counted = claimCounts(events, shape.destinationsPerEvent, design.claims);
-  items.push({
-    item: 'Send-once claims (Firestore)',
-    monthly: claimCost(counted),
-    detail: `${Math.round(events).toLocaleString('en-US')} events, ${design.claims === 'per-delivery' ? 'an identity claim each and a settled record per delivery' : `a claim per batch of ${EVENTS_PER_BATCH} and per batch and destination`} (${shape.destinationsPerEvent} deliveries an event), ${CLAIM_RETRY_SHARE * 100} % of deliveries retried or copied: ${Math.round(counted.writes).toLocaleString('en-US')} writes, ${Math.round(counted.deletes).toLocaleString('en-US')} TTL deletions, ${Math.round(counted.reads).toLocaleString('en-US')} reads`,
-  });
-  items.push({
-    item: 'Firestore storage (claims)',
-    monthly: claimStorageCost(counted.documents),
-    detail: `${CLAIM_DOCUMENT_BYTES}-byte claim documents kept 7 days and about a day until TTL, no index entries (every field exempt)`,
-  });
+  if (design.store !== undefined && design.store !== 'firestore')
+    items.push(capacityClaimsLine(design.store, counted, activeSeconds));
+  else items.push(...firestoreClaimsLines(counted, events, shape, design.claims));
   // Cloud Trace: the sampled share of events, each its spans (core/deploy/trace-cost.ts).
   const spans = events * shape.traceSampleRatio * spansPerEvent(shape.destinationsPerEvent);
   items.push({
     item: 'Cloud Trace',
+    group: 'trace',
     monthly: (spans / 1e6) * CLOUD_TRACE_PRICE.perMillionSpans,
     detail: `${Math.round(spans).toLocaleString('en-US')} spans (tracing.sample_ratio ${shape.traceSampleRatio}, ${spansPerEvent(shape.destinationsPerEvent)} spans a sampled event); ${CLOUD_TRACE_PRICE.asOf}`,
   });
   const samples = metricsSamples(plan, shape, rate, activeSeconds);
   items.push({
     item: 'Cloud Monitoring (delivery metrics)',
+    group: 'metrics',
     monthly: (samples / 1e6) * CLOUD_MONITORING_PRICE.perMillionSamples,
     detail:
       shape.metricsIntervalSeconds > 0
@@ -547,6 +569,7 @@ export function monthlyBill(
   });
   items.push({
     item: 'Cloud Scheduler',
+    group: 'other',
     monthly: MONTHLY_PRICES.schedulerJobMonthly,
     detail: 'one tick job',
   });
@@ -555,20 +578,27 @@ export function monthlyBill(
   const accesses = Math.min(activeSeconds / 60, MONTH_SECONDS / 60) + 1000;
   items.push({
     item: 'Secret Manager',
+    group: 'other',
     monthly:
       versions * MONTHLY_PRICES.secretVersionMonthly +
       (accesses / 10_000) * MONTHLY_PRICES.secretPer10kAccesses,
     detail: `${versions} secret versions`,
   });
-  const conditions = plan.subscriptions.filter((s) => s.kind === 'backlog').length + plan.functions.length;
+  // The policies infra/alerts.ts declares, one condition each: a dead-letter backlog's, a function's
+  // errors, and the platform API sunset the scheduler warns of (declared with `schedule`).
+  const backlogs = plan.subscriptions.filter((s) => s.kind === 'backlog').length;
+  const sunset = plan.functions.some((f) => f.name === 'schedule') ? 1 : 0;
+  const conditions = backlogs + plan.functions.length + sunset;
   items.push({
     item: 'Cloud Monitoring alerts',
+    group: 'other',
     monthly: conditions * MONTHLY_PRICES.alertConditionMonthly,
-    detail: `${conditions} alert conditions`,
+    detail: `${conditions} alert conditions: ${backlogs} dead-letter backlogs, ${plan.functions.length} functions' errors${sunset ? ', the API sunset' : ''}`,
   });
   const images = plan.functions.filter((f) => f.billing === 'request').length * FUNCTION_IMAGE_BYTES;
   items.push({
     item: 'Artifact Registry',
+    group: 'other',
     monthly: (images / 2 ** 30) * MONTHLY_PRICES.registryPerGibMonth,
     detail: `the functions' images, about ${gib(images)} GiB`,
   });
@@ -578,6 +608,7 @@ export function monthlyBill(
     const lb = MONTHLY_PRICES.loadBalancer;
     items.push({
       item: 'Load balancer (gateway.domain)',
+      group: 'load-balancer',
       monthly: (MONTH_SECONDS / 3600) * lb.forwardingRuleHourly + (processed / 2 ** 30) * lb.processedPerGib,
       detail: `a forwarding rule all month, ${gib(processed)} GiB processed`,
     });
@@ -585,7 +616,6 @@ export function monthlyBill(
   // A Worker or an Akamai rule is billed by its vendor, not on this bill.
   if (plan.gateway.originPath?.via === 'load_balancer')
     items.push(originPathLine(plan.gateway.originPath.path, events, shape));
-  const listTotal = items.reduce((n, i) => n + i.monthly, 0);
   const free = freeTierCredit(usage, {
     pubsubBytes,
     rowBytes,
@@ -599,17 +629,72 @@ export function monthlyBill(
   });
   items.push({
     item: 'Free tiers',
+    group: 'free',
     monthly: -free,
     detail: 'per billing account: assumes this environment alone uses them',
   });
+  // The totals are the sums of the lines as printed, so a table of the lines adds up to the cent.
+  const printed = items.map((i) => ({ ...i, monthly: round2(i.monthly) }));
+  const sum = (lines: readonly LineItem[]) => round2(lines.reduce((n, i) => n + i.monthly, 0));
   return {
     scenario,
     eventsPerSecond: rate,
     activeHours: hours,
     events,
-    items: items.map((i) => ({ ...i, monthly: round2(i.monthly) })),
-    listTotal: round2(listTotal),
-    total: round2(listTotal - free),
+    items: printed,
+    listTotal: sum(printed.filter((i) => i.group !== 'free')),
+    total: sum(printed),
+  };
+}
+
+/** The claims' lines in Firestore (built): per operation, and the documents' storage. */
+function firestoreClaimsLines(
+  counted: ReturnType<typeof claimCounts>,
+  events: number,
+  shape: TrafficShape,
+  design: ClaimDesign,
+): LineItem[] {
+  const kind =
+    design === 'per-delivery'
+      ? 'an identity claim each and a settled record per delivery'
+      : `a claim per batch of ${EVENTS_PER_BATCH} and per batch and destination`;
+  return [
+    {
+      item: 'Send-once claims (Firestore)',
+      group: 'claims',
+      monthly: claimCost(counted),
+      detail: `${Math.round(events).toLocaleString('en-US')} events, ${kind} (${shape.destinationsPerEvent} deliveries an event), ${CLAIM_RETRY_SHARE * 100} % of deliveries retried or copied: ${Math.round(counted.writes).toLocaleString('en-US')} writes, ${Math.round(counted.deletes).toLocaleString('en-US')} TTL deletions, ${Math.round(counted.reads).toLocaleString('en-US')} reads`,
+    },
+    {
+      item: 'Firestore storage (claims)',
+      group: 'claims',
+      monthly: claimStorageCost(counted.documents),
+      detail: `${CLAIM_DOCUMENT_BYTES}-byte claim documents kept 7 days and about a day until TTL, no index entries (every field exempt)`,
+    },
+  ];
+}
+
+/**
+ * The claims in a capacity-priced store (modelled, core/deploy/claim-stores.ts): provisioned for
+ * the rate while events come, kept all month whatever the traffic; storage for the month's claims
+ * on average.
+ */
+function capacityClaimsLine(
+  store: Exclude<ClaimStore, 'firestore'>,
+  counted: ReturnType<typeof claimCounts>,
+  activeSeconds: number,
+): LineItem {
+  const active = Math.max(1, activeSeconds);
+  const month = capacityMonth(store, {
+    writesPerSecond: counted.writes / active,
+    readsPerSecond: counted.reads / active,
+    claimsPerSecond: counted.documents / MONTH_SECONDS,
+  });
+  return {
+    item: `Send-once claims (${store === 'bigtable' ? 'Bigtable' : 'Memorystore'}, modelled)`,
+    group: 'claims',
+    monthly: month.monthly,
+    detail: `${month.detail}, all month`,
   };
 }
 
@@ -634,6 +719,7 @@ export function originPathLine(path: string, events: number, shape: TrafficShape
   const cdn = MONTHLY_PRICES.cdn;
   return {
     item: `Load balancer + Cloud CDN (gateway.origin_path ${path})`,
+    group: 'load-balancer',
     monthly:
       (processed / 2 ** 30) * lb.processedPerGib +
       (cached / 2 ** 30) * cdn.cacheEgressPerGib +
