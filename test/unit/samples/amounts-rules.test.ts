@@ -50,6 +50,7 @@ describe('the money guesses, rule by rule', () => {
       ['subtotal.amount', -0.1 - 0.03 - 0.01],
       ['price.tax_value', -0.03 - 0.01],
       ['value', 0],
+      ['price.total', 0],
       ['a.b.amount_value', -0.06 - 0.01],
     ];
     for (const [name, shift] of want) close(valueNameShift(name), shift, name);
