@@ -20,7 +20,7 @@ describe('end to end: the chaos run, small', function () {
   // A kill between store's write and its fan-out makes the fan-out's deliveries wait out the first
   // fan-out's horizon (a store push, the first window and a lease after the sighting,
   // core/claims/send-once.ts) before they send: about 4 minutes with the production window, about
-  // 2.5 with the 15 s this run sets.
+  // 2¼ with the 15 s this run sets.
   this.timeout(720_000);
 
   it('loses nothing acknowledged, leaves no delivery or dead letter without a ledger row, and sends few events twice', async () => {
