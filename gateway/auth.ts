@@ -223,8 +223,22 @@ function verifyFresh(
   });
 }
 
-const expired = (rec: CredentialRecord, now: number): boolean =>
-  rec.expires_at ? Date.parse(rec.expires_at) <= now : false;
+/**
+ * Each record's expiry as a time, parsed once: records are immutable (replaced with their set),
+ * and a remembered secret is checked against its expiry on every request, where parsing the
+ * ISO text again was most of a cached token check (a token made in the studio lasts 90 days).
+ */
+const expiries = new WeakMap<CredentialRecord, number>();
+
+function expired(rec: CredentialRecord, now: number): boolean {
+  if (!rec.expires_at) return false;
+  let at = expiries.get(rec);
+  if (at === undefined) {
+    at = Date.parse(rec.expires_at);
+    expiries.set(rec, at);
+  }
+  return at <= now;
+}
 
 function verifyCached(
   set: CredentialSet,

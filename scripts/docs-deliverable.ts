@@ -14,12 +14,16 @@ export const DELIVERABLE_DATA = 'docs/data/catalog-deliverable.json';
 export const NOT_DELIVERED = {
   audience:
     "an audience destination (Engage): its actions take only the audience events Segment's audience computation sends (`context.personas`), never a site's event",
+  'user-value':
+    'needs a value only the user knows: a required field with no default that the suggested mappings cannot fill (their account’s list, topic or conversion action, a sender, an endpoint), named after each destination',
   'needs-mapping':
-    'every verified action needs a mapping or a `when` before the settings check takes it (a field with no default, such as Klaviyo trackEvent’s `profile`): nothing to set up without writing one',
+    "every verified action needs a `when` that nothing suggests: it has no subscription of its own and its field defaults read neither the person's traits nor the event's properties",
   'not-taken':
     "takes none of the ordinary events: its actions have no default subscription (or one for events a site does not send), so an action's `when` must say which events go",
   'refused-before-sending':
     'takes an ordinary event but sends nothing: the action needs a field the event does not carry, or a setting only the user knows (a mapping or a real value)',
+  'no-request':
+    "succeeds without sending anything: its actions hand their payload back to Segment's own pipeline (Segment's tracking API behind it), so nothing leaves here",
   answer:
     "sends, but reads more of the platform's answer than the stand-in's `200 {}` gives (a record it looks up first)",
 } as const;
@@ -37,6 +41,8 @@ export interface DeliverableResults {
   readonly not_delivered: readonly {
     readonly slug: string;
     readonly why: NotDelivered;
+    /** For `user-value`: the required fields no suggestion fills, of every verified action. */
+    readonly fields?: readonly string[];
     /** What the first refused event's row said. */
     readonly example?: string;
   }[];
@@ -50,7 +56,11 @@ export function readDeliverable(root: string): DeliverableResults {
 export function deliverableTable(r: DeliverableResults): string {
   const batched = r.deliverable.filter((d) => (d.batched ?? []).length > 0).map((d) => d.slug);
   const rows = (Object.keys(NOT_DELIVERED) as NotDelivered[]).map((why) => {
-    const slugs = r.not_delivered.filter((n) => n.why === why).map((n) => n.slug);
+    const slugs = r.not_delivered
+      .filter((n) => n.why === why)
+      .map((n) =>
+        n.fields === undefined ? n.slug : `${n.slug} (${n.fields.map((f) => `\`${f}\``).join(', ')})`,
+      );
     return `| ${NOT_DELIVERED[why]} | ${slugs.length} | ${slugs.join(', ')} |`;
   });
   return [

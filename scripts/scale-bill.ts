@@ -7,6 +7,7 @@
  */
 import {
   type Plan as BilledPlan,
+  type BillGroup,
   MONTHLY_PRICES,
   type MonthlyBill,
   monthlyBill,
@@ -31,12 +32,20 @@ export function billsOf(
   return { shape, plan: p, bills: SCENARIO_NAMES.map((s) => monthlyBill(p, s, shape)) };
 }
 
+/** A bill per million of its events: each line divided, rounded to the cent; the totals their sums. */
+export function perMillionBill(b: MonthlyBill): MonthlyBill {
+  const millions = b.events / 1e6;
+  const items = b.items.map((i) => ({ ...i, monthly: Math.round((i.monthly / millions) * 100) / 100 }));
+  const sum = (lines: typeof items) => Math.round(lines.reduce((n, i) => n + i.monthly * 100, 0)) / 100;
+  return { ...b, items, listTotal: sum(items.filter((i) => i.group !== 'free')), total: sum(items) };
+}
+
 /** What a scenario line says after its total. */
 function scenarioText(b: MonthlyBill): string {
   if (b.scenario === 'idle') return 'no events';
   const millions = b.events / 1e6;
   const when = b.scenario === 'workday' ? 'for 8 h on 22 days' : 'all month';
-  const perMillion = millions > 0 ? `, ${usd(b.total / millions)} per million` : '';
+  const perMillion = millions > 0 ? `, ${usd(perMillionBill(b).total)} per million` : '';
   return `${b.eventsPerSecond.toLocaleString('en-US')} events/s ${when}: ${millions.toLocaleString('en-US', { maximumFractionDigits: 1 })} million events${perMillion}`;
 }
 
@@ -61,6 +70,32 @@ export function billText(settings: Readonly<Settings>, over: Partial<TrafficShap
   if (recommended) lines.push(recommended.message);
   for (const a of billingAdvice(settings, p)) lines.push(`Recommendation: ${a.message}`);
   return lines.join('\n');
+}
+
+/**
+ * A money column of a month table: the bill's lines of some groups (core/deploy/bill.ts,
+ * `BillGroup`), or `rest`, every line no other column of the table takes.
+ */
+export interface MonthColumn {
+  readonly title: string;
+  readonly groups: readonly BillGroup[] | 'rest';
+}
+
+/**
+ * A bill's cells under a table's columns. A line whose group no column takes throws, so a month
+ * table always shows every line in its total and its cells add up to it, to the cent.
+ */
+export function monthCells(b: MonthlyBill, columns: readonly MonthColumn[]): string[] {
+  const named = new Set(columns.flatMap((c) => (c.groups === 'rest' ? [] : c.groups)));
+  const rest = columns.some((c) => c.groups === 'rest');
+  const lost = b.items.filter((i) => !named.has(i.group) && !rest);
+  if (lost.length > 0)
+    throw new Error(`a month table leaves out lines of its total: ${lost.map((i) => i.item).join(', ')}`);
+  return columns.map((c) => {
+    const taken = (g: BillGroup) => (c.groups === 'rest' ? !named.has(g) : c.groups.includes(g));
+    const cents = b.items.filter((i) => taken(i.group)).reduce((n, i) => n + Math.round(i.monthly * 100), 0);
+    return usd(cents / 100);
+  });
 }
 
 /** `--name value` from argv. */

@@ -6,8 +6,10 @@
  * the page cannot drift from the model. `npm run scale -- --env <file>` prints the monthly bill
  * of a settings file instead (scripts/scale-bill.ts).
  */
+import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { SEND_ONCE_DAYS } from '../core/claims/send-once.ts';
 import {
   BUILT,
   CLAIM_RETRY_SHARE,
@@ -15,10 +17,13 @@ import {
   claimCost,
   claimCounts,
   claimStorageCost,
+  DEFAULT_STATED_EVENTS_PER_SECOND,
   type Design,
   EVENTS_PER_BATCH,
   EVENTS_PER_TAG_LOAD,
+  MONTH_SECONDS,
   MONTHLY_PRICES,
+  type MonthlyBill,
   monthlyBill,
   type PubSubTopology,
   pubsubBytesPerEvent,
@@ -28,6 +33,14 @@ import {
 } from '../core/deploy/bill.ts';
 import { billingRecommendation } from '../core/deploy/billing-advice.ts';
 import { CATALOG_CPU_SECONDS, CATALOG_FUNCTION } from '../core/deploy/catalog-function.ts';
+import {
+  bigtableMonth,
+  breakEvenEventsPerSecond,
+  CAPACITY_PRICES,
+  type ClaimRates,
+  capacityMonth,
+  memorystoreMonth,
+} from '../core/deploy/claim-stores.ts';
 import {
   type Billing,
   billingBreakEvenRequestsPerSecond,
@@ -54,7 +67,10 @@ import { CLOUD_TRACE_PRICE, monthlyTraceCost, spansPerEvent } from '../core/depl
 import { plan } from '../core/plan.ts';
 import { checkSettings, parseSettings } from '../core/settings.ts';
 import type { Destination, Settings } from '../schemas/settings.ts';
-import { argOf, billsOf, billText, usd } from './scale-bill.ts';
+import { argOf, billsOf, billText, type MonthColumn, monthCells, perMillionBill, usd } from './scale-bill.ts';
+
+/** `tracing.sample_ratio` unset (core/deploy/bill.ts, trafficShape). */
+const DEFAULT_TRACE_RATIO = 0.01;
 
 /** The CPU per request the tables use (core/deploy/cost.ts, from `npm run bench`). */
 export const MEASURED: MeasuredCpu = MEASURED_CPU;
@@ -178,6 +194,16 @@ export function shippedCost(cpu: MeasuredCpu) {
   return costPerMillion(modelInputFor(examplePlan(), cpu, shipped()));
 }
 
+/**
+ * Money cells rounded to `step` (0.01: cents; 1: whole dollars) and their total as the sum of the
+ * cells as printed, so a table's row adds up to the total it shows.
+ */
+function addedUp(values: readonly number[], step: 0.01 | 1): { cells: string[]; total: string } {
+  const steps = values.map((v) => Math.round(v / step));
+  const text = (n: number) => (step === 1 ? `$${n.toLocaleString('en-US')}` : usd(n / 100));
+  return { cells: steps.map(text), total: text(steps.reduce((a, b) => a + b, 0)) };
+}
+
 /** The markdown tables of docs/scale.md. */
 export function scaleTables(): string {
   const sizing = examplePlan();
@@ -205,11 +231,10 @@ export function scaleTables(): string {
     const c = costPerMillion(modelInputFor(hops, MEASURED, s.deployment));
     const hop = (n: string) => {
       const h = c.hops.find((x) => x.name === n);
-      return h ? usd(h.compute + h.requests + h.logging) : '';
+      return h ? h.compute + h.requests + h.logging : 0;
     };
-    lines.push(
-      `| ${s.name} | ${hop('gateway')} | ${hop('store')} | ${hop('forward')} | ${usd(c.pubsub)} | ${usd(c.bigquery)} | **${usd(c.total)}** |`,
-    );
+    const row = addedUp([hop('gateway'), hop('store'), hop('forward'), c.pubsub, c.bigquery], 0.01);
+    lines.push(`| ${s.name} | ${row.cells.join(' | ')} | **${row.total}** |`);
   }
   lines.push('');
   const input = modelInputFor(sizing, MEASURED, shipped());
@@ -276,14 +301,18 @@ function originPathTable(): string {
     ...example,
     gateway: { ...example.gateway, origin_path: '/_eb', site_backend: 'shop-web' },
   };
+  const columns: readonly MonthColumn[] = [
+    { title: 'load balancer + Cloud CDN', groups: ['load-balancer'] },
+    { title: 'the rest of the bill', groups: 'rest' },
+  ];
   const lines = [
-    '| A 30-day month, example with `gateway.origin_path: /_eb` | scenario | total | load balancer + Cloud CDN | what it bills |',
-    '| --- | --- | ---: | ---: | --- |',
+    `| A 30-day month, example with \`gateway.origin_path: /_eb\` | scenario | total | ${columns.map((c) => c.title).join(' | ')} | what the load balancer and CDN bill |`,
+    '| --- | --- | ---: | ---: | ---: | --- |',
   ];
   for (const b of billsOf(settings).bills) {
     const line = b.items.find((i) => i.item.startsWith('Load balancer + Cloud CDN'));
     lines.push(
-      `| example | ${b.scenario} | **${usd(b.total)}** | ${usd(line?.monthly ?? 0)} | ${line?.detail ?? ''} |`,
+      `| example | ${b.scenario} | **${usd(b.total)}** | ${monthCells(b, columns).join(' | ')} | ${line?.detail ?? ''} |`,
     );
   }
   const { processedPerGib } = MONTHLY_PRICES.loadBalancer;
@@ -356,23 +385,24 @@ function catalogTables(): string {
   for (const [i, r] of rows.entries()) {
     const c = r.cost;
     lines.push(
-      `| ${i === 0 ? '`forward`' : '`forward-catalog`'} | ${Math.round(r.cpu * 1e6)} µs | ${r.sizing.cpu}, ${r.sizing.memory}, ${r.sizing.concurrency} | ${usd(c?.compute ?? 0)} | ${usd(c?.requests ?? 0)} | **${usd((c?.compute ?? 0) + (c?.requests ?? 0))}** |`,
+      `| ${i === 0 ? '`forward`' : '`forward-catalog`'} | ${Math.round(r.cpu * 1e6)} µs | ${r.sizing.cpu}, ${r.sizing.memory}, ${r.sizing.concurrency} | ${addedUp([c?.compute ?? 0, c?.requests ?? 0], 0.01).cells.join(' | ')} | **${addedUp([c?.compute ?? 0, c?.requests ?? 0], 0.01).total}** |`,
     );
   }
   lines.push('');
-  lines.push('| A 30-day month | scenario | total | forward | forward-catalog | Pub/Sub |');
-  lines.push('| --- | --- | ---: | ---: | ---: | ---: |');
+  const columns: readonly MonthColumn[] = [
+    { title: 'forward', groups: ['forward'] },
+    { title: 'forward-catalog', groups: [CATALOG_FUNCTION] },
+    { title: 'Pub/Sub', groups: ['pubsub'] },
+    { title: 'the rest of the bill', groups: 'rest' },
+  ];
+  lines.push(`| A 30-day month | scenario | total | ${columns.map((c) => c.title).join(' | ')} |`);
+  lines.push(`| --- | --- | ---: | ${columns.map(() => '---:').join(' | ')} |`);
   for (const [name, settings] of [
     ['example, as shipped', example],
     ['example with a Klaviyo destination added (5 destinations)', withCatalog],
   ] as const) {
-    for (const b of billsOf(settings).bills) {
-      const sum = (match: (item: string) => boolean) =>
-        usd(b.items.filter((i) => match(i.item)).reduce((n, i) => n + i.monthly, 0));
-      lines.push(
-        `| ${name} | ${b.scenario} | **${usd(b.total)}** | ${sum((i) => i.includes('(forward,'))} | ${sum((i) => i.includes(`(${CATALOG_FUNCTION},`))} | ${sum((i) => i === 'Pub/Sub')} |`,
-      );
-    }
+    for (const b of billsOf(settings).bills)
+      lines.push(`| ${name} | ${b.scenario} | **${usd(b.total)}** | ${monthCells(b, columns).join(' | ')} |`);
   }
   lines.push('');
   lines.push(
@@ -381,14 +411,21 @@ function catalogTables(): string {
   return lines.join('\n');
 }
 
-/** The line items a bill table groups under "other" (what runs whether or not anyone sends). */
-const OTHER = [
-  'Cloud Logging',
-  'Cloud Storage operations',
-  'Cloud Scheduler',
-  'Secret Manager',
-  'Cloud Monitoring alerts',
-  'Artifact Registry',
+/** The columns of the monthly bills' table: every group of lines the bill has, each its own. */
+const BILL_COLUMNS: readonly MonthColumn[] = [
+  { title: 'gateway', groups: ['gateway'] },
+  { title: 'store', groups: ['store'] },
+  { title: 'forward', groups: ['forward', 'forward-catalog'] },
+  { title: 'schedule', groups: ['schedule'] },
+  { title: 'studio', groups: ['studio'] },
+  { title: 'Pub/Sub', groups: ['pubsub'] },
+  { title: 'BigQuery', groups: ['bigquery'] },
+  { title: 'claims', groups: ['claims'] },
+  { title: 'Cloud Trace', groups: ['trace'] },
+  { title: 'delivery metrics', groups: ['metrics'] },
+  { title: 'load balancer', groups: ['load-balancer'] },
+  { title: 'other', groups: ['other'] },
+  { title: 'free tiers', groups: ['free'] },
 ];
 
 /** The monthly bills of the example (as shipped, and with instance-billed store and forward) and of minimal settings. */
@@ -406,26 +443,23 @@ function billTables(): string {
     ['minimal settings (name, project, region: development)', minimalSettings()],
   ];
   const lines = [
-    '| A 30-day month | scenario | total | per million events | gateway | store | forward | schedule | studio | Pub/Sub | BigQuery | other | free tiers |',
-    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    `| A 30-day month | scenario | total | per million events | ${BILL_COLUMNS.map((c) => c.title).join(' | ')} |`,
+    `| --- | --- | ---: | ---: | ${BILL_COLUMNS.map(() => '---:').join(' | ')} |`,
   ];
   let shape = '';
   for (const [name, settings] of rows) {
     const billed = billsOf(settings);
     shape ||= `${billed.shape.eventsPerSecond.toLocaleString('en-US')} events/s when sending (workday: 8 h on 22 days; busy: all month), ${billed.shape.eventBytes}-byte events, ${billed.shape.destinationsPerEvent} destinations an event`;
     for (const b of billed.bills) {
-      const sum = (match: (item: string) => boolean) =>
-        usd(b.items.filter((i) => match(i.item)).reduce((n, i) => n + i.monthly, 0));
-      const role = (r: string) => sum((i) => i.includes(`(${r},`));
-      const perMillion = b.events > 0 ? usd(b.total / (b.events / 1e6)) : '';
+      const perMillion = b.events > 0 ? usd(perMillionBill(b).total) : '';
       lines.push(
-        `| ${name} | ${b.scenario} | **${usd(b.total)}** | ${perMillion} | ${role('gateway')} | ${role('store')} | ${role('forward')} | ${role('schedule')} | ${role('studio')} | ${sum((i) => i === 'Pub/Sub')} | ${sum((i) => i.startsWith('BigQuery'))} | ${sum((i) => OTHER.includes(i))} | ${sum((i) => i === 'Free tiers')} |`,
+        `| ${name} | ${b.scenario} | **${usd(b.total)}** | ${perMillion} | ${monthCells(b, BILL_COLUMNS).join(' | ')} |`,
       );
     }
   }
   lines.push('');
   lines.push(
-    `Traffic: ${shape}; the example has 4 destinations, the minimal settings none. Prices: ${MONTHLY_PRICES.asOf}.`,
+    `Traffic: ${shape}; the example has 4 destinations, the minimal settings none. Every line of the bill is in one column, so each row's columns add up to its total (\`npm run scale -- --env <file>\` lists the lines): claims are the send-once and identity claims' Firestore writes, deletes, reads and storage; delivery metrics, forward's samples in Cloud Monitoring; other, Cloud Logging, the scheduler's Cloud Storage operations, Cloud Scheduler, Secret Manager, alert conditions and Artifact Registry. Prices: ${MONTHLY_PRICES.asOf}.`,
   );
   return lines.join('\n');
 }
@@ -441,22 +475,28 @@ const limitText = (l: Limit) =>
 function monthlyTable(input: ReturnType<typeof modelInputFor>): string {
   const { region, location = 'US' } = exampleSettings(); // BigQuery's default location (schemas/settings.ts)
   const lines = [
-    `| Events/s, a 30-day month | gateway | store | forward | Pub/Sub | BigQuery | total | nearest of our limits | nearest Google quota (${region}, BigQuery in ${location}) |`,
-    '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |',
+    `| Events/s, a 30-day month | gateway | store | forward | Pub/Sub | BigQuery | claims | Cloud Trace | total | nearest of our limits | nearest Google quota (${region}, BigQuery in ${location}) |`,
+    '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |',
   ];
-  const usd0 = (x: number) => `$${Math.round(x).toLocaleString('en-US')}`;
   for (const rate of [100, 1000, 10_000, 100_000]) {
     const m = monthlyAt(input, { eventsPerSecond: rate, destinationsPerEvent: 2 }, { region, location });
-    const hop = (n: string) => usd0(m.hops.find((h) => h.name === n)?.monthly ?? 0);
+    const hop = (n: string) => m.hops.find((h) => h.name === n)?.monthly ?? 0;
     const ours = m.limits.find((l) => l.owner === 'ours');
     const google = m.limits.find((l) => l.owner === 'google');
+    // The claims (Firestore, as built) and Cloud Trace at the default ratio, list prices as the rest.
+    const spans = rate * MONTH_SECONDS * DEFAULT_TRACE_RATIO * spansPerEvent(2);
+    const trace = (spans / 1e6) * CLOUD_TRACE_PRICE.perMillionSpans;
+    const row = addedUp(
+      [hop('gateway'), hop('store'), hop('forward'), m.pubsub, m.bigquery, firestoreClaimsMonth(rate), trace],
+      1,
+    );
     lines.push(
-      `| ${rate.toLocaleString('en-US')} | ${hop('gateway')} | ${hop('store')} | ${hop('forward')} | ${usd0(m.pubsub)} | ${usd0(m.bigquery)} | **${usd0(m.total)}** | ${ours ? limitText(ours) : ''} | ${google ? limitText(google) : ''} |`,
+      `| ${rate.toLocaleString('en-US')} | ${row.cells.join(' | ')} | **${row.total}** | ${ours ? limitText(ours) : ''} | ${google ? limitText(google) : ''} |`,
     );
   }
   lines.push('');
   lines.push(
-    `List prices, no free tier taken off (the monthly bills below take them off). Google's limits: ${GOOGLE_LIMITS.asOf}. Pub/Sub bytes count the event and one delivery message per destination at the event's size; the Storage Write API's the event's row and a ${LEDGER_ROW_BYTES}-byte ledger row per destination, and its connections one per table an instance writes (store ${WRITE_API_TABLES.store}, forward ${WRITE_API_TABLES.forward}).`,
+    `List prices, no free tier taken off (the monthly bills below take them off); the claims are Firestore's as built (the table "Send-once claims"), Cloud Trace at the default sample_ratio ${DEFAULT_TRACE_RATIO}; what runs whether or not anyone sends (about $10 a month) and the delivery metrics are the bills'. Google's limits: ${GOOGLE_LIMITS.asOf}. Pub/Sub bytes count the event and one delivery message per destination at the event's size; the Storage Write API's the event's row and a ${LEDGER_ROW_BYTES}-byte ledger row per destination, and its connections one per table an instance writes (store ${WRITE_API_TABLES.store}, forward ${WRITE_API_TABLES.forward}).`,
   );
   return lines.join('\n');
 }
@@ -497,36 +537,81 @@ function metricsTable(): string {
   return lines.join('\n');
 }
 
+/** Claim rates a second at a sustained rate (claimCounts per event, 2 deliveries an event). */
+function claimRates(eventsPerSecond: number, design: ClaimDesign = 'per-delivery'): ClaimRates {
+  const c = claimCounts(eventsPerSecond, 2, design);
+  return { writesPerSecond: c.writes, readsPerSecond: c.reads, claimsPerSecond: c.documents };
+}
+
+/** Firestore's month of claims at a sustained rate (operations and storage, list prices). */
+function firestoreClaimsMonth(eventsPerSecond: number, design: ClaimDesign = 'per-delivery'): number {
+  const c = claimCounts(eventsPerSecond * MONTH_SECONDS, 2, design);
+  return claimCost(c) + claimStorageCost(c.documents);
+}
+
 /**
- * The send-once claims per million events (2 deliveries an event) by design: what ships (a
- * settled record per delivery, docs/delivery.md) and the per-batch design modelled, not built.
+ * The send-once claims per million events (2 deliveries an event) by store and design: what ships
+ * (Firestore, a settled record per delivery, docs/delivery.md), the per-batch design, and the
+ * stores priced by capacity (core/deploy/claim-stores.ts), all modelled, not built.
  */
 function claimsTable(): string {
-  const perMillion = (design: ClaimDesign) => {
-    const c = claimCounts(1e6, 2, design);
-    return { c, usd: claimCost(c) + claimStorageCost(c.documents) };
+  const rate = DEFAULT_STATED_EVENTS_PER_SECOND;
+  const millions = (rate * MONTH_SECONDS) / 1e6;
+  const counts = (design: ClaimDesign) => claimCounts(1e6, 2, design);
+  const n = (x: number) => Math.round(x).toLocaleString('en-US');
+  const row = (name: string, design: ClaimDesign, month: number, idle: number, guarantee: string) => {
+    const c = counts(design);
+    return `| ${name} | ${n(c.writes)} | ${n(c.reads)} | $${(month / millions).toFixed(2)} | $${idle.toFixed(2)} | ${guarantee} |`;
   };
-  const row = (name: string, design: ClaimDesign, guarantee: string) => {
-    const { c, usd: cost } = perMillion(design);
-    return `| ${name} | ${Math.round(c.writes).toLocaleString('en-US')} | ${Math.round(c.reads).toLocaleString('en-US')} | $${cost.toFixed(2)} | ${guarantee} |`;
-  };
+  const bigtable = bigtableMonth(claimRates(rate));
+  const memorystore = memorystoreMonth(claimRates(rate));
+  const idle = (store: 'bigtable' | 'memorystore') => capacityMonth(store, claimRates(0)).monthly;
+  const even = (store: 'bigtable' | 'memorystore') =>
+    breakEvenEventsPerSecond(firestoreClaimsMonth, (r) => capacityMonth(store, claimRates(r)).monthly);
   const f = MONTHLY_PRICES.firestore;
+  const bt = CAPACITY_PRICES.bigtable;
+  const ms = CAPACITY_PRICES.memorystore;
+  const storeEven = even('bigtable');
+  const memoryEven = even('memorystore');
+  const fitsUpTo = Math.floor(
+    (ms.maxGib * 2 ** 30) / (ms.bytesPerClaim * SEND_ONCE_DAYS * 86_400 * claimRates(1).claimsPerSecond),
+  );
   return [
-    '| Send-once claims, per million events (2 deliveries an event) | document writes | reads | cost | what it guarantees |',
-    '| --- | ---: | ---: | ---: | --- |',
+    `| Send-once claims, per million events (2 deliveries an event) | writes | reads | cost at ${rate.toLocaleString('en-US')} events/s all month | idle month | what it guarantees |`,
+    '| --- | ---: | ---: | ---: | ---: | --- |',
     row(
-      '**Shipped**: an identity claim an event, a settled record a delivery',
+      '**Shipped**: Firestore, an identity claim an event, a settled record a delivery',
       'per-delivery',
-      'one row and one delivery on every path; no warehouse query on the delivery path',
+      firestoreClaimsMonth(rate),
+      0,
+      'one row and one delivery on every path; a create-if-absent in a transaction, regional (replicated across zones); no warehouse query on the delivery path',
     ),
     row(
-      `Modelled, not built: one claim document per producer batch or push (${EVENTS_PER_BATCH} events) and destination`,
+      `Modelled, not built: Firestore, one claim document per producer batch or push (${EVENTS_PER_BATCH} events) and destination`,
       'per-batch',
+      firestoreClaimsMonth(rate, 'per-batch'),
+      0,
       'the same, once a copy carries its first batch’s key and reads that document',
     ),
-    '| Before #97: an identity claim an event; redeliveries asked the ledger in BigQuery | 1,000,000 | 0 | $1.20 + queries | the ledger check: ~46 GB billed a check at 1,000 events/s |',
+    row(
+      `Modelled, not built: Cloud Bigtable, a row a claim (${bigtable.detail})`,
+      'per-delivery',
+      bigtable.monthly,
+      idle('bigtable'),
+      'the same promise: CheckAndMutateRow is atomic on its row; GC by age (7 days) instead of TTL deletes; one cluster is one zone (a zone outage holds deliveries, loses no claim); a second cluster doubles the nodes, and a conditional write must then go to one cluster (single-cluster routing, failover by hand)',
+    ),
+    row(
+      `Modelled, rejected: Memorystore for Redis, Basic (${memorystore.detail})`,
+      'per-delivery',
+      memorystore.monthly,
+      idle('memorystore'),
+      'weaker: SET NX is atomic, but Basic keeps one copy in memory (a restart forgets every claim and copies are sent again), Standard replicates asynchronously (a failover can lose the last claims); a VPC connector on every function',
+    ),
+    '| Before #97: an identity claim an event; redeliveries asked the ledger in BigQuery | 1,000,000 | 0 | $1.20 + queries | $0.00 | the ledger check: ~46 GB billed a check at 1,000 events/s |',
     '',
-    `Firestore Standard, regional, as last known (unverified offline): $${f.writePer100k} per 100,000 writes, $${f.deletePer100k} per 100,000 deletes (a TTL deletion is one), $${f.readPer100k} per 100,000 reads, $${f.storagePerGibMonth} per GiB-month stored; ${CLAIM_RETRY_SHARE * 100} % of deliveries retried, copied or replayed (a claim, a read, a settlement each). No field is indexed.`,
+    `Firestore Standard, regional, as last known (unverified offline): $${f.writePer100k} per 100,000 writes, $${f.deletePer100k} per 100,000 deletes (a TTL deletion is one), $${f.readPer100k} per 100,000 reads, $${f.storagePerGibMonth} per GiB-month stored; ${CLAIM_RETRY_SHARE * 100} % of deliveries retried, copied or replayed (a claim, a read, a settlement each). No field is indexed. Bigtable: $${bt.nodeHourly} a node-hour, $${bt.ssdPerGibMonth} per GiB-month of SSD, ${bt.rowsPerSecondPerNode.toLocaleString('en-US')} rows written a second per node, kept under ${bt.utilisation * 100} % (a conditional write counted as a read and a write); ${bt.source}. Memorystore: $${ms.gibHourly} per GB-hour, ${ms.bytesPerClaim} bytes a claim; ${ms.source}.`,
+    '',
+    `Break-even against Firestore (2 deliveries an event, sustained): Bigtable from ${storeEven?.toLocaleString('en-US') ?? 'no rate'} events/s (below, its node costs more than Firestore's writes; at the example's ${rate.toLocaleString('en-US')} events/s the one node it must keep is at ${Math.round((100 * 2 * claimRates(rate).writesPerSecond) / CAPACITY_PRICES.bigtable.rowsPerSecondPerNode)} % of its writes); Memorystore from ${memoryEven?.toLocaleString('en-US') ?? 'no rate'} events/s, but 7 days of claims fit one instance only up to about ${fitsUpTo.toLocaleString('en-US')} events/s, so at the example's rate it does not fit and needs a cluster: not a candidate.`,
   ].join('\n');
 }
 
@@ -573,51 +658,117 @@ function pubsubTable(): string {
 }
 
 /**
- * The busy month per million events of the example at its stated rate, per billing, as built and
- * with the designs modelled (a topic per destination, claims per batch): where #97's goal stands.
+ * Every built option that lowers the bill without dropping an event or a delivery: a topic per
+ * destination, successful request logs excluded, Cloud Trace and delivery metrics off, no models.
+ */
+function floorSettings(example: Settings): Settings {
+  return {
+    ...example,
+    deliveries_topology: 'per_destination',
+    cost: { ...example.cost, exclude_success_logs: true },
+    tracing: { ...example.tracing, enabled: false },
+    metrics: { ...example.metrics, enabled: false },
+    warehouse: { ...example.warehouse, models: { ...example.warehouse?.models, enabled: false } },
+  };
+}
+
+const withAllBilled = (s: Settings, billing: Billing): Settings => ({
+  ...s,
+  cost: { ...s.cost, billing: { store: billing, forward: billing, gateway: billing } },
+});
+
+/**
+ * The busy month per million events of the example at its stated rate, per billing, line group by
+ * line group: as shipped, the floor with every built option, and the designs modelled (claims per
+ * batch, claims in Bigtable); then #97's goal at the recommended billing and the line that stops it.
  */
 function floorTable(): string {
   const example = exampleSettings();
-  const billed = (billing: 'request' | 'instance') => {
-    const s: Settings =
-      billing === 'request'
-        ? example
-        : {
-            ...example,
-            cost: {
-              ...example.cost,
-              billing: { store: 'instance', forward: 'instance', gateway: 'instance' },
-            },
-          };
-    const p = plan(s);
-    return { p, shape: trafficShape(s, p.destinations.length) };
+  const busy = (settings: Settings, design: Design) => {
+    const p = plan(settings);
+    return perMillionBill(monthlyBill(p, 'busy', trafficShape(settings, p.destinations.length), design));
   };
-  const perMillion = (billing: 'request' | 'instance', design: Design) => {
-    const { p, shape } = billed(billing);
-    const b = monthlyBill(p, 'busy', shape, design);
-    return b.total / (b.events / 1e6);
-  };
-  const designs: readonly [string, Design][] = [
-    ['**As built**: a topic per destination', BUILT],
-    ['A stack deployed before that keeps the shared topic', { topology: 'filtered', claims: 'per-delivery' }],
+  const rows: readonly [string, Settings, Design][] = [
+    ['As shipped (the example’s settings)', example, BUILT],
+    ['**The floor, every built option**', floorSettings(example), BUILT],
     [
-      `Modelled: claims per batch (${EVENTS_PER_BATCH} events), with a topic per destination`,
-      { topology: 'topic-per-destination', claims: 'per-batch' },
+      `Modelled: the floor, claims per batch (${EVENTS_PER_BATCH} events)`,
+      floorSettings(example),
+      { claims: 'per-batch' },
+    ],
+    [
+      'Modelled: the floor, claims in Bigtable',
+      floorSettings(example),
+      { claims: 'per-delivery', store: 'bigtable' },
+    ],
+    [
+      'Modelled: the floor, claims per batch in Bigtable',
+      floorSettings(example),
+      { claims: 'per-batch', store: 'bigtable' },
     ],
   ];
-  const rate = billed('request').shape.eventsPerSecond.toLocaleString('en-US');
-  const built = perMillion('instance', BUILT);
-  const best = Math.min(...designs.map(([, d]) => perMillion('instance', d)));
-  return [
-    `| Busy per million events, the example at its stated ${rate} events/s (the bill, free tiers off) | request-based (as shipped) | instance-based (recommended) |`,
-    '| --- | ---: | ---: |',
-    ...designs.map(
-      ([name, d]) =>
-        `| ${name} | $${perMillion('request', d).toFixed(2)} | $${perMillion('instance', d).toFixed(2)} |`,
-    ),
-    '',
-    `#97's goal, busy ≤ $0.50 per million at the recommended billing: ${built <= 0.5 ? 'met' : `not met ($${built.toFixed(2)} as built, $${best.toFixed(2)} with every design modelled here)`}.`,
-  ].join('\n');
+  const recommended: Billing = billingRecommendation(example, plan(example)) ? 'instance' : 'request';
+  const rate = trafficShape(example, 4).eventsPerSecond.toLocaleString('en-US');
+  const lines = [
+    `| Busy per million events, the example at its stated ${rate} events/s (the bill, free tiers off) | billing | total | ${BILL_COLUMNS.map((c) => c.title).join(' | ')} |`,
+    `| --- | --- | ---: | ${BILL_COLUMNS.map(() => '---:').join(' | ')} |`,
+  ];
+  const totals = new Map<string, MonthlyBill>();
+  for (const [name, settings, design] of rows)
+    for (const billing of ['request', 'instance'] as const) {
+      const b = busy(withAllBilled(settings, billing), design);
+      totals.set(`${name}/${billing}`, b);
+      const mark = billing === recommended ? ' (recommended)' : '';
+      lines.push(
+        `| ${name} | ${billing}-based${mark} | **${usd(b.total)}** | ${monthCells(b, BILL_COLUMNS).join(' | ')} |`,
+      );
+    }
+  const at = (row: number, billing: Billing) =>
+    totals.get(`${rows[row]?.[0]}/${billing}`) ?? assert.fail('no such row');
+  const biggest = (b: MonthlyBill) => {
+    const byColumn = BILL_COLUMNS.filter((c) => c.groups !== 'rest' && !c.groups.includes('free')).map(
+      (c) => ({
+        title: c.title,
+        usd: b.items
+          .filter((i) => (c.groups as readonly string[]).includes(i.group))
+          .reduce((n, i) => n + i.monthly, 0),
+      }),
+    );
+    return byColumn.reduce((x, y) => (y.usd > x.usd ? y : x));
+  };
+  const GOAL = 0.5;
+  const verdict = (b: MonthlyBill) => {
+    const top = biggest(b);
+    return b.total <= GOAL
+      ? `met ($${b.total.toFixed(2)})`
+      : `not met: $${b.total.toFixed(2)}, $${(b.total - GOAL).toFixed(2)} over; the line that stops it is ${top.title}, $${top.usd.toFixed(2)} a million (without it, $${(b.total - top.usd).toFixed(2)})`;
+  };
+  const best = rows.length - 1;
+  // The lowest rate (to 100 events/s) from which the best design meets the goal, if any up to 20,000.
+  const bestAt = (eventsPerSecond: number) => {
+    const s = withAllBilled(floorSettings(example), recommended);
+    const p = plan(s);
+    const shape = trafficShape(s, p.destinations.length, { eventsPerSecond });
+    return perMillionBill(monthlyBill(p, 'busy', shape, rows[best]?.[2] ?? BUILT)).total;
+  };
+  let low = 100;
+  let high = 20_000;
+  if (bestAt(high) > GOAL) high = Number.POSITIVE_INFINITY;
+  else
+    while (high - low > 100) {
+      const mid = Math.round((low + high) / 200) * 100;
+      if (bestAt(mid) <= GOAL) high = mid;
+      else low = mid;
+    }
+  lines.push('');
+  lines.push(
+    `The floor per billing, every built option: request-based $${at(1, 'request').total.toFixed(2)}, instance-based $${at(1, 'instance').total.toFixed(2)} per million; with every design modelled here (claims per batch in Bigtable), $${at(best, 'request').total.toFixed(2)} and $${at(best, 'instance').total.toFixed(2)}. The built options: a topic per destination, successful request logs excluded, Cloud Trace, delivery metrics and the models off; nothing an event or a delivery needs.`,
+  );
+  lines.push('');
+  lines.push(
+    `#97's goal, busy ≤ $${GOAL.toFixed(2)} per million at the recommended billing (${recommended}-based at ${rate} events/s). With every built option: ${verdict(at(1, recommended))}. With every design modelled: ${verdict(at(best, recommended))}; ${Number.isFinite(high) ? `it is met from about ${high.toLocaleString('en-US')} events/s, where what is billed whole (the node, the instances) is shared by more events` : 'no rate up to 20,000 events/s meets it'}.`,
+  );
+  return lines.join('\n');
 }
 
 if (import.meta.main) {

@@ -82,6 +82,15 @@ function choicesOf(raw: unknown): CatalogField['choices'] {
   );
 }
 
+/** An action's sync mode (actions-core's `syncMode`): the modes it offers and the one Segment's app preselects. */
+function syncModeOf(raw: unknown): CatalogAction['syncMode'] {
+  if (typeof raw !== 'object' || raw === null) return undefined;
+  const r = raw as { default?: unknown; choices?: unknown };
+  const choices = (choicesOf(r.choices) ?? []).map((c) => String(c.value));
+  if (choices.length === 0) return undefined;
+  return { ...(typeof r.default === 'string' ? { default: r.default } : {}), choices };
+}
+
 /** A settings field that holds a credential: a password field, or one named a key, token or secret. */
 const SECRET_NAME = /api.?key|token|secret|password|(^|[^a-z])key$/i;
 
@@ -119,6 +128,7 @@ function fieldOf(key: string, f: RawField): CatalogField {
     ...(typeof f['required'] === 'object' && f['required'] !== null ? { conditional: true } : {}),
     ...(f['multiple'] === true ? { multiple: true } : {}),
     ...(description ? { description } : {}),
+    ...(typeof f['format'] === 'string' ? { format: f['format'] } : {}),
     ...(def !== undefined ? { default: def as CatalogField['default'] } : {}),
     ...(choices ? { choices } : {}),
     ...(typeof props === 'object' && props !== null
@@ -160,11 +170,13 @@ export function entryOf(slug: string, def: Record<string, unknown>): CatalogEntr
     ([key, a]) => {
       const description = short(a['description']);
       const sub = a['defaultSubscription'];
+      const syncMode = syncModeOf(a['syncMode']);
       return {
         key,
         title: String(a['title'] ?? key),
         ...(description ? { description } : {}),
         ...(typeof sub === 'string' && sub !== '' ? { defaultSubscription: sub } : {}),
+        ...(syncMode ? { syncMode } : {}),
         fields: Object.entries((a['fields'] ?? {}) as Record<string, RawField>).map(([k, f]) =>
           fieldOf(k, f),
         ),

@@ -11,6 +11,17 @@ import type { Settings } from '../../schemas/settings.ts';
 import { MODELS, modelsEnabled } from '../models/models.ts';
 import { CATALOG_CPU_SECONDS, isCatalogDestination } from './catalog-function.ts';
 import {
+  CLAIM_DOCUMENT_BYTES,
+  CLAIM_RETRY_SHARE,
+  type ClaimDesign,
+  claimCost,
+  claimCounts,
+  claimStorageCost,
+  EVENTS_PER_BATCH,
+  MONTHLY_PRICES,
+} from './claim-prices.ts';
+import { type ClaimStore, capacityMonth } from './claim-stores.ts';
+import {
   type Billing,
   CONCURRENCY_TARGET,
   LEDGER_ROW_BYTES,
@@ -25,133 +36,17 @@ import {
 import { CLOUD_MONITORING_PRICE, samplesPerExport } from './metrics-cost.ts';
 import { CLOUD_TRACE_PRICE, spansPerEvent } from './trace-cost.ts';
 
-/** List prices the monthly bill needs beyond cost.ts's PRICES (as last known; unverified offline). */
-export const MONTHLY_PRICES = Object.freeze({
-  asOf: '2025–2026 list prices as last known (unverified offline; recheck before quoting)',
-  /** Request-based billing: a minimum instance while it handles no request (Cloud Run's idle rate). */
-  idleMinimum: { vcpuSecond: 0.0000025, gibSecond: 0.0000025 },
-  /** Cloud Run free tier a month, per billing account. */
-  free: {
-    requestVcpuSeconds: 180_000,
-    requestGibSeconds: 360_000,
-    requests: 2_000_000,
-    instanceVcpuSeconds: 240_000,
-    instanceGibSeconds: 450_000,
-    pubsubBytes: 10 * 2 ** 30,
-    writeApiBytes: PRICES.writeApiFreeBytesPerMonth,
-    queryBytes: 2 ** 40,
-    storageBytes: 10 * 2 ** 30,
-    loggingBytes: 50 * 2 ** 30,
-    schedulerJobs: 3,
-    secretVersions: 6,
-    secretAccesses: 10_000,
-    registryBytes: 0.5 * 2 ** 30,
-  },
-  /** BigQuery on-demand queries, at least 10 MB per table a statement reads. */
-  queryPerTib: 6.25,
-  /** BigQuery active logical storage. */
-  storagePerGibMonth: 0.02,
-  schedulerJobMonthly: 0.1,
-  secretVersionMonthly: 0.06,
-  secretPer10kAccesses: 0.03,
-  /**
-   * Cloud Storage, Standard class, per 1,000 operations (cloud.google.com/storage/pricing,
-   * "Operation charges"): writes and listings (class A) cost twice as much in a multi-region or
-   * dual-region bucket as in a region; reads (class B) the same everywhere.
-   */
-  storageClassAPer1000: { region: 0.005, multiRegion: 0.01 },
-  storageClassBPer1000: 0.0004,
-  /** Cloud Monitoring alerting, per condition a month (announced by Google; unverified offline). */
-  alertConditionMonthly: 0.1,
-  /** Artifact Registry storage (the functions' images). */
-  registryPerGibMonth: 0.1,
-  /**
-   * The global external Application Load Balancer of `gateway.domain` (cloud.google.com/vpc/
-   * network-pricing, "Load balancing"): forwarding rules (up to five, one price) by the hour, and
-   * the data it processes, requests and answers alike.
-   */
-  loadBalancer: { forwardingRuleHourly: 0.025, processedPerGib: 0.008 },
-  /**
-   * Cloud CDN on the `gateway.origin_path` backend (cloud.google.com/cdn/pricing, read through the
-   * search tool in 2026; unverified offline): cache data transfer out to Europe and North America,
-   * the first 10 TiB a month (elsewhere 0.09–0.20), and HTTP(S) cache lookups, hit or miss.
-   */
-  cdn: { cacheEgressPerGib: 0.08, lookupsPer10k: 0.0075 },
-  /**
-   * Firestore Standard edition in a regional database (the claims: core/claims/claim-store.ts),
-   * per 100,000 documents: the upper of the regional list prices as last known (us-central1
-   * 0.09 / 0.01 / 0.03, European regions about 20 % more), unverified offline. A TTL deletion is
-   * billed as a delete. The daily free quota (20,000 writes and deletes, 50,000 reads) is per
-   * project and one database, left out here.
-   */
-  firestore: { writePer100k: 0.108, deletePer100k: 0.012, readPer100k: 0.036, storagePerGibMonth: 0.18 },
-});
-
-/**
- * The share of deliveries that are not a first fan-out's first try (retries after a 5xx or a
- * timeout, producers' copies, re-drives, replays): each takes a send-once claim (a write), reads
- * what holds it when one does (a read), and settles it (a write). A stated assumption, not a
- * measurement: the chaos run's outage shows it far higher for minutes, a quiet month lower.
- */
-export const CLAIM_RETRY_SHARE = 0.02;
-/** A claim document's stored size (name, 6 fields, the TTL timestamp; no index entries). */
-export const CLAIM_DOCUMENT_BYTES = 300;
-
-/** Firestore operations of the claims for `events` events of `deliveriesPerEvent` deliveries each. */
-export function claimCounts(
-  events: number,
-  deliveriesPerEvent: number,
-  design: ClaimDesign = 'per-delivery',
-  retryShare = CLAIM_RETRY_SHARE,
-): ClaimCounts & { readonly documents: number } {
-  const deliveries = events * deliveriesPerEvent;
-  const others = deliveries * retryShare;
-  // per-delivery (shipped): an identity claim an event, a settled record a delivery.
-  // per-batch (modelled): one identity claim and one settled record per destination for a
-  // producer's batch or push of `EVENTS_PER_BATCH` events.
-  const firsts = design === 'per-delivery' ? events + deliveries : (events + deliveries) / EVENTS_PER_BATCH;
-  const documents = firsts + others;
-  return { writes: firsts + 2 * others, deletes: documents, reads: others, documents };
-}
-
-/** How the first fan-out's claims are kept (docs/delivery.md, "What it costs"). */
-export type ClaimDesign = 'per-delivery' | 'per-batch';
-/** Events of one producer's batch or push the per-batch design shares one document among (modelled). */
-export const EVENTS_PER_BATCH = 10;
-
-/** Firestore operations of the send-once claims in a period. */
-export interface ClaimCounts {
-  /** Creates and replaces: one document write each (a create that finds a claim writes nothing). */
-  readonly writes: number;
-  /** Releases and TTL expiries: one document delete each. */
-  readonly deletes: number;
-  /** Reads of a held claim after a refused create. */
-  readonly reads: number;
-}
-
-/** What the claims cost in Firestore (USD, list prices above; no free quota), storage apart. */
-export function claimCost(
-  claims: ClaimCounts,
-  prices: Pick<
-    typeof MONTHLY_PRICES.firestore,
-    'writePer100k' | 'deletePer100k' | 'readPer100k'
-  > = MONTHLY_PRICES.firestore,
-): number {
-  return (
-    (claims.writes * prices.writePer100k +
-      claims.deletes * prices.deletePer100k +
-      claims.reads * prices.readPer100k) /
-    100_000
-  );
-}
-
-/**
- * Storage of claim documents made at a steady rate over the month: each lives its 7 days
- * (SEND_ONCE_DAYS) and about a day more until TTL deletes it, so a month holds 8/30 of them.
- */
-export function claimStorageCost(documents: number, prices = MONTHLY_PRICES.firestore): number {
-  return ((documents * (8 / 30) * CLAIM_DOCUMENT_BYTES) / 2 ** 30) * prices.storagePerGibMonth;
-}
+export {
+  CLAIM_DOCUMENT_BYTES,
+  CLAIM_RETRY_SHARE,
+  type ClaimCounts,
+  type ClaimDesign,
+  claimCost,
+  claimCounts,
+  claimStorageCost,
+  EVENTS_PER_BATCH,
+  MONTHLY_PRICES,
+} from './claim-prices.ts';
 
 /** Seconds in the 30-day month. */
 export const MONTH_SECONDS = 30 * 24 * 3600;
@@ -324,11 +219,27 @@ export function workloadsOf(
   ];
 }
 
+/**
+ * The column of a month table a line belongs to: a workload's role, or the service it bills. Every
+ * line has exactly one, so a table with a column per group adds up to the bill's total.
+ */
+export type BillGroup =
+  | Workload['role']
+  | 'pubsub'
+  | 'bigquery'
+  | 'claims'
+  | 'trace'
+  | 'metrics'
+  | 'load-balancer'
+  | 'other'
+  | 'free';
+
 /** One line of a bill. */
 export interface LineItem {
   readonly item: string;
   readonly monthly: number;
   readonly detail: string;
+  readonly group: BillGroup;
 }
 
 export interface MonthlyBill {
@@ -338,8 +249,9 @@ export interface MonthlyBill {
   readonly events: number;
   /** Every line, the free tiers last (negative). */
   readonly items: readonly LineItem[];
-  /** Before the free tiers. */
+  /** Before the free tiers: the sum of the lines above them, each rounded to the cent. */
   readonly listTotal: number;
+  /** The sum of every line as printed (each rounded to the cent), the free tiers included. */
   readonly total: number;
 }
 
@@ -424,6 +336,8 @@ export function pubsubBytesPerEvent(
 export interface Design {
   readonly topology?: PubSubTopology;
   readonly claims: ClaimDesign;
+  /** Where the claims are kept (absent: Firestore, as built; the others modelled, claim-stores.ts). */
+  readonly store?: ClaimStore;
 }
 export const BUILT: Design = Object.freeze({ claims: 'per-delivery' });
 
@@ -457,6 +371,7 @@ export function monthlyBill(
     if (!excluded.has(w.service)) loggedBytes += c.requests * REQUEST_LOG_BYTES;
     items.push({
       item: `${w.service} (${w.role}, ${w.billing}-based${w.minInstances ? `, min ${w.minInstances}` : ''})`,
+      group: w.role,
       monthly: c.cost,
       detail: `${Math.round(c.requests).toLocaleString('en-US')} requests`,
     });
@@ -470,6 +385,7 @@ export function monthlyBill(
   const pubsubBytes = events * pubsubPerEvent + pubsubBackground;
   items.push({
     item: 'Pub/Sub',
+    group: 'pubsub',
     monthly: (pubsubBytes / 2 ** 40) * PRICES.pubsubPerTib,
     detail: `${gib(pubsubBytes)} GiB: events, deliveries (${shape.destinationsPerEvent} an event, billed by ${topology === 'filtered' ? `all ${subscriptions} filtered subscriptions` : "its destination's one subscription"}, ${CLAIM_RETRY_SHARE * 100} % pushed again), scheduler`,
   });
@@ -480,6 +396,7 @@ export function monthlyBill(
     events * (shape.eventBytes + shape.destinationsPerEvent * (1 + CLAIM_RETRY_SHARE) * LEDGER_ROW_BYTES);
   items.push({
     item: 'BigQuery Storage Write API',
+    group: 'bigquery',
     monthly: (rowBytes / 2 ** 30) * PRICES.writeApiPerGib,
     detail: `${gib(rowBytes)} GiB: the event's row (${shape.eventBytes} bytes) and a ledger row (${LEDGER_ROW_BYTES} bytes) per delivery and per push again`,
   });
@@ -487,6 +404,7 @@ export function monthlyBill(
   const storageGibMonths = rowBytes / 2 / 2 ** 30;
   items.push({
     item: 'BigQuery storage',
+    group: 'bigquery',
     monthly: storageGibMonths * MONTHLY_PRICES.storagePerGibMonth,
     detail: `this month's ${gib(rowBytes)} GiB, half the month on average`,
   });
@@ -494,11 +412,13 @@ export function monthlyBill(
     background.modelRuns * MODEL_RUN_MINIMUM_BYTES + shape.models * events * shape.eventBytes;
   items.push({
     item: 'BigQuery queries',
+    group: 'bigquery',
     monthly: (queryBytes / 2 ** 40) * MONTHLY_PRICES.queryPerTib,
     detail: `${Math.round(background.modelRuns).toLocaleString('en-US')} model runs; Redrive's ledger query only while dead letters wait`,
   });
   items.push({
     item: 'Cloud Logging',
+    group: 'other',
     monthly: (loggedBytes / 2 ** 30) * PRICES.loggingPerGib,
     detail: `${gib(loggedBytes)} GiB of request logs not excluded and the scheduler's lines`,
   });
@@ -507,6 +427,7 @@ export function monthlyBill(
   const classAPrice = MONTHLY_PRICES.storageClassAPer1000[regional ? 'region' : 'multiRegion'];
   items.push({
     item: 'Cloud Storage operations',
+    group: 'other',
     monthly:
       (background.storageWrites / 1000) * classAPrice +
       (background.storageReads / 1000) * MONTHLY_PRICES.storageClassBPer1000,
@@ -519,26 +440,21 @@ export function monthlyBill(
   // store and each delivery's settled record, one document written and one TTL deletion each;
   // retries, copies and replays (CLAIM_RETRY_SHARE of deliveries) take, read and settle a claim.
   const counted = claimCounts(events, shape.destinationsPerEvent, design.claims);
-  items.push({
-    item: 'Send-once claims (Firestore)',
-    monthly: claimCost(counted),
-    detail: `${Math.round(events).toLocaleString('en-US')} events, ${design.claims === 'per-delivery' ? 'an identity claim each and a settled record per delivery' : `a claim per batch of ${EVENTS_PER_BATCH} and per batch and destination`} (${shape.destinationsPerEvent} deliveries an event), ${CLAIM_RETRY_SHARE * 100} % of deliveries retried or copied: ${Math.round(counted.writes).toLocaleString('en-US')} writes, ${Math.round(counted.deletes).toLocaleString('en-US')} TTL deletions, ${Math.round(counted.reads).toLocaleString('en-US')} reads`,
-  });
-  items.push({
-    item: 'Firestore storage (claims)',
-    monthly: claimStorageCost(counted.documents),
-    detail: `${CLAIM_DOCUMENT_BYTES}-byte claim documents kept 7 days and about a day until TTL, no index entries (every field exempt)`,
-  });
+  if (design.store !== undefined && design.store !== 'firestore')
+    items.push(capacityClaimsLine(design.store, counted, activeSeconds));
+  else items.push(...firestoreClaimsLines(counted, events, shape, design.claims));
   // Cloud Trace: the sampled share of events, each its spans (core/deploy/trace-cost.ts).
   const spans = events * shape.traceSampleRatio * spansPerEvent(shape.destinationsPerEvent);
   items.push({
     item: 'Cloud Trace',
+    group: 'trace',
     monthly: (spans / 1e6) * CLOUD_TRACE_PRICE.perMillionSpans,
     detail: `${Math.round(spans).toLocaleString('en-US')} spans (tracing.sample_ratio ${shape.traceSampleRatio}, ${spansPerEvent(shape.destinationsPerEvent)} spans a sampled event); ${CLOUD_TRACE_PRICE.asOf}`,
   });
   const samples = metricsSamples(plan, shape, rate, activeSeconds);
   items.push({
     item: 'Cloud Monitoring (delivery metrics)',
+    group: 'metrics',
     monthly: (samples / 1e6) * CLOUD_MONITORING_PRICE.perMillionSamples,
     detail:
       shape.metricsIntervalSeconds > 0
@@ -547,6 +463,7 @@ export function monthlyBill(
   });
   items.push({
     item: 'Cloud Scheduler',
+    group: 'other',
     monthly: MONTHLY_PRICES.schedulerJobMonthly,
     detail: 'one tick job',
   });
@@ -555,20 +472,27 @@ export function monthlyBill(
   const accesses = Math.min(activeSeconds / 60, MONTH_SECONDS / 60) + 1000;
   items.push({
     item: 'Secret Manager',
+    group: 'other',
     monthly:
       versions * MONTHLY_PRICES.secretVersionMonthly +
       (accesses / 10_000) * MONTHLY_PRICES.secretPer10kAccesses,
     detail: `${versions} secret versions`,
   });
-  const conditions = plan.subscriptions.filter((s) => s.kind === 'backlog').length + plan.functions.length;
+  // The policies infra/alerts.ts declares, one condition each: a dead-letter backlog's, a function's
+  // errors, and the platform API sunset the scheduler warns of (declared with `schedule`).
+  const backlogs = plan.subscriptions.filter((s) => s.kind === 'backlog').length;
+  const sunset = plan.functions.some((f) => f.name === 'schedule') ? 1 : 0;
+  const conditions = backlogs + plan.functions.length + sunset;
   items.push({
     item: 'Cloud Monitoring alerts',
+    group: 'other',
     monthly: conditions * MONTHLY_PRICES.alertConditionMonthly,
-    detail: `${conditions} alert conditions`,
+    detail: `${conditions} alert conditions: ${backlogs} dead-letter backlogs, ${plan.functions.length} functions' errors${sunset ? ', the API sunset' : ''}`,
   });
   const images = plan.functions.filter((f) => f.billing === 'request').length * FUNCTION_IMAGE_BYTES;
   items.push({
     item: 'Artifact Registry',
+    group: 'other',
     monthly: (images / 2 ** 30) * MONTHLY_PRICES.registryPerGibMonth,
     detail: `the functions' images, about ${gib(images)} GiB`,
   });
@@ -578,6 +502,7 @@ export function monthlyBill(
     const lb = MONTHLY_PRICES.loadBalancer;
     items.push({
       item: 'Load balancer (gateway.domain)',
+      group: 'load-balancer',
       monthly: (MONTH_SECONDS / 3600) * lb.forwardingRuleHourly + (processed / 2 ** 30) * lb.processedPerGib,
       detail: `a forwarding rule all month, ${gib(processed)} GiB processed`,
     });
@@ -585,7 +510,6 @@ export function monthlyBill(
   // A Worker or an Akamai rule is billed by its vendor, not on this bill.
   if (plan.gateway.originPath?.via === 'load_balancer')
     items.push(originPathLine(plan.gateway.originPath.path, events, shape));
-  const listTotal = items.reduce((n, i) => n + i.monthly, 0);
   const free = freeTierCredit(usage, {
     pubsubBytes,
     rowBytes,
@@ -599,17 +523,72 @@ export function monthlyBill(
   });
   items.push({
     item: 'Free tiers',
+    group: 'free',
     monthly: -free,
     detail: 'per billing account: assumes this environment alone uses them',
   });
+  // The totals are the sums of the lines as printed, so a table of the lines adds up to the cent.
+  const printed = items.map((i) => ({ ...i, monthly: round2(i.monthly) }));
+  const sum = (lines: readonly LineItem[]) => round2(lines.reduce((n, i) => n + i.monthly, 0));
   return {
     scenario,
     eventsPerSecond: rate,
     activeHours: hours,
     events,
-    items: items.map((i) => ({ ...i, monthly: round2(i.monthly) })),
-    listTotal: round2(listTotal),
-    total: round2(listTotal - free),
+    items: printed,
+    listTotal: sum(printed.filter((i) => i.group !== 'free')),
+    total: sum(printed),
+  };
+}
+
+/** The claims' lines in Firestore (built): per operation, and the documents' storage. */
+function firestoreClaimsLines(
+  counted: ReturnType<typeof claimCounts>,
+  events: number,
+  shape: TrafficShape,
+  design: ClaimDesign,
+): LineItem[] {
+  const kind =
+    design === 'per-delivery'
+      ? 'an identity claim each and a settled record per delivery'
+      : `a claim per batch of ${EVENTS_PER_BATCH} and per batch and destination`;
+  return [
+    {
+      item: 'Send-once claims (Firestore)',
+      group: 'claims',
+      monthly: claimCost(counted),
+      detail: `${Math.round(events).toLocaleString('en-US')} events, ${kind} (${shape.destinationsPerEvent} deliveries an event), ${CLAIM_RETRY_SHARE * 100} % of deliveries retried or copied: ${Math.round(counted.writes).toLocaleString('en-US')} writes, ${Math.round(counted.deletes).toLocaleString('en-US')} TTL deletions, ${Math.round(counted.reads).toLocaleString('en-US')} reads`,
+    },
+    {
+      item: 'Firestore storage (claims)',
+      group: 'claims',
+      monthly: claimStorageCost(counted.documents),
+      detail: `${CLAIM_DOCUMENT_BYTES}-byte claim documents kept 7 days and about a day until TTL, no index entries (every field exempt)`,
+    },
+  ];
+}
+
+/**
+ * The claims in a capacity-priced store (modelled, core/deploy/claim-stores.ts): provisioned for
+ * the rate while events come, kept all month whatever the traffic; storage for the month's claims
+ * on average.
+ */
+function capacityClaimsLine(
+  store: Exclude<ClaimStore, 'firestore'>,
+  counted: ReturnType<typeof claimCounts>,
+  activeSeconds: number,
+): LineItem {
+  const active = Math.max(1, activeSeconds);
+  const month = capacityMonth(store, {
+    writesPerSecond: counted.writes / active,
+    readsPerSecond: counted.reads / active,
+    claimsPerSecond: counted.documents / MONTH_SECONDS,
+  });
+  return {
+    item: `Send-once claims (${store === 'bigtable' ? 'Bigtable' : 'Memorystore'}, modelled)`,
+    group: 'claims',
+    monthly: month.monthly,
+    detail: `${month.detail}, all month`,
   };
 }
 
@@ -634,6 +613,7 @@ export function originPathLine(path: string, events: number, shape: TrafficShape
   const cdn = MONTHLY_PRICES.cdn;
   return {
     item: `Load balancer + Cloud CDN (gateway.origin_path ${path})`,
+    group: 'load-balancer',
     monthly:
       (processed / 2 ** 30) * lb.processedPerGib +
       (cached / 2 ** 30) * cdn.cacheEgressPerGib +

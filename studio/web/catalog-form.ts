@@ -10,6 +10,7 @@ import type {
   CatalogPreset,
   CatalogSetting,
 } from '../../core/platforms/segment-action/catalog.ts';
+import { SYNC_MODE_KEY } from '../../core/platforms/segment-action/presets.ts';
 
 /**
  * The action choice that writes no `actions`: Segment's presets run, as Segment's app enables
@@ -45,15 +46,37 @@ export function presetText(f: Pick<CatalogField, 'default'>): string {
 /**
  * The text a field starts with in the form: its preset, else, for an object whose properties have
  * presets of their own (Klaviyo's `profile`), those composed — a suggestion, written into the
- * mapping as it is, since actions-core applies only a field's own default.
+ * mapping as it is, since actions-core applies only a field's own default — else the suggested
+ * mapping entry for it (core/platforms/segment-action/suggest.ts), written into the mapping too
+ * unless the user clears or changes it.
  */
-export function startText(f: Pick<CatalogField, 'default' | 'properties'>): string {
+export function startText(f: Pick<CatalogField, 'default' | 'properties'>, suggested?: unknown): string {
   const preset = presetText(f);
   if (preset !== '') return preset;
+  if (suggested !== undefined) return typeof suggested === 'string' ? suggested : JSON.stringify(suggested);
   const composed = Object.fromEntries(
     (f.properties ?? []).filter((p) => p.default !== undefined).map((p) => [p.key, p.default]),
   );
   return Object.keys(composed).length > 0 ? JSON.stringify(composed) : '';
+}
+
+/**
+ * The action's fields as the form shows them: its own, then, for an action with sync modes, the
+ * mode (Segment's "How to sync records"), written into the mapping under SYNC_MODE_KEY.
+ */
+export function formFields(a: Pick<CatalogAction, 'fields' | 'syncMode'>): CatalogField[] {
+  if (a.syncMode === undefined) return [...a.fields];
+  return [
+    ...a.fields,
+    {
+      key: SYNC_MODE_KEY,
+      label: 'How to sync records',
+      type: 'string',
+      required: true,
+      description: "The action's sync mode: it refuses every event without one.",
+      choices: a.syncMode.choices.map((value) => ({ value, label: value })),
+    },
+  ];
 }
 
 /** Whether a field is written as JSON in the form (objects, lists, directives). */

@@ -15,8 +15,10 @@ import type {
   CatalogField,
   CatalogSetting,
 } from '../../core/platforms/segment-action/catalog.ts';
+import { suggestAction } from '../../core/platforms/segment-action/suggest.ts';
 import {
   destinationOf,
+  formFields,
   idOf,
   isJsonField,
   PRESETS,
@@ -225,20 +227,33 @@ function renderFields(): void {
     return;
   }
   $('d-action-about').textContent = a?.description ?? '';
-  when.value = '';
+  // Suggested mappings (suggest.ts): pre-filled, editable; what no rule can fill stays empty.
+  const suggested = a ? suggestAction(a) : undefined;
+  when.value = suggested?.when ?? '';
   when.placeholder = a?.defaultSubscription ?? 'event names, or a subscription';
   $('d-when-hint').textContent = a?.defaultSubscription
     ? `Empty: the action's own subscription, ${a.defaultSubscription}. Or event names (purchase, sign_up), or a subscription in Segment's language.`
-    : 'This action has no subscription of its own: name the events (purchase, sign_up) or write a subscription.';
+    : suggested?.when
+      ? 'This action has no subscription of its own: suggested from the fields its defaults read. Edit it, or name the events (purchase, sign_up).'
+      : 'This action has no subscription of its own: name the events (purchase, sign_up) or write a subscription.';
   $('d-fields').replaceChildren(
-    ...(a?.fields ?? []).map((f) =>
-      input(`af-${f.key}`, required(f.label, f.required), startText(f), {
+    ...(a ? formFields(a) : []).map((f) => {
+      const from = suggested?.from[f.key];
+      const question = suggested?.questions.includes(f.key);
+      return input(`af-${f.key}`, required(f.label, f.required), startText(f, suggested?.mapping[f.key]), {
         ...(f.choices ? { choices: f.choices } : {}),
         boolean: f.type === 'boolean' && typeof f.default !== 'object',
         json: isJsonField(f),
-        hint: [f.conditional ? 'Required in some cases.' : '', f.description ?? ''].join(' ').trim(),
-      }),
-    ),
+        hint: [
+          from ? `Suggested: ${from}; edit or clear it.` : '',
+          question ? 'Only you know this value: nothing in the event says it.' : '',
+          f.conditional ? 'Required in some cases.' : '',
+          f.description ?? '',
+        ]
+          .join(' ')
+          .trim(),
+      });
+    }),
   );
 }
 
@@ -307,7 +322,8 @@ function writeYaml(): Record<string, unknown> | undefined {
   for (const s of [...entry.authFields.map((f) => f.key), ...(entry.tokenRole ? [entry.tokenRole] : [])])
     settings[s] = ($(`as-${s}`) as HTMLInputElement | null)?.value ?? '';
   const fields: Record<string, string> = {};
-  for (const f of a?.fields ?? []) fields[f.key] = ($(`af-${f.key}`) as HTMLInputElement | null)?.value ?? '';
+  const shown = a ? formFields(a) : [];
+  for (const f of shown) fields[f.key] = ($(`af-${f.key}`) as HTMLInputElement | null)?.value ?? '';
   const made = destinationOf(
     {
       id: $<HTMLInputElement>('d-id').value.trim(),
@@ -318,7 +334,7 @@ function writeYaml(): Record<string, unknown> | undefined {
       fields,
     },
     entry.authFields,
-    a?.fields ?? [],
+    shown,
     entry.tokenRole,
     entry.connection ? (($(CONNECTION_INPUT) as HTMLInputElement | null)?.value ?? '') : undefined,
   );

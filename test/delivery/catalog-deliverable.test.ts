@@ -49,14 +49,20 @@ interface Verdict {
   readonly firstReason?: string;
   /** Set up as a user would (setUp): whether any action needs no mapping; which events batch. */
   readonly usable: boolean;
+  /** When no action is usable: the required fields only the user can fill. */
+  readonly questions: string[];
   readonly batched: string[];
 }
 
 /** Why a destination delivers none of the ordinary events, from what the run observed. */
+/** What an action that succeeds without making a request is said to have done. */
+const NO_REQUEST = 'succeeded without a request: the action hands its payload to Segment’s own pipeline';
+
 function groupOf(v: Verified, verdict: Verdict, usable: boolean): NotDelivered {
   if (audienceOnly(v)) return 'audience';
-  if (!usable) return 'needs-mapping';
+  if (!usable) return verdict.questions.length > 0 ? 'user-value' : 'needs-mapping';
   if (verdict.taken.length === 0) return 'not-taken';
+  if (verdict.firstReason?.endsWith(NO_REQUEST)) return 'no-request';
   return verdict.sent ? 'answer' : 'refused-before-sending';
 }
 
@@ -72,11 +78,19 @@ describe('segment_action: every verified destination delivers the ordinary event
     const perform = driver.perform as NonNullable<typeof driver.perform>;
     const verdicts = await Promise.all(
       VERIFIED.map(async (v): Promise<Verdict> => {
-        const { destination, secrets, usable } = setUp(v, stand.base);
+        const { destination, secrets, usable, questions } = setUp(v, stand.base);
         // What a user saves must pass the settings check, connection included.
         const settings = saved(destination, secrets);
         assert.deepEqual(segmentActionProblems(settings.destination, v.slug, settings.connections), []);
-        const verdict: Verdict = { slug: v.slug, taken: [], delivered: [], sent: false, usable, batched: [] };
+        const verdict: Verdict = {
+          slug: v.slug,
+          taken: [],
+          delivered: [],
+          sent: false,
+          usable,
+          questions,
+          batched: [],
+        };
         const reasons: string[] = [];
         for (const kind of ORDINARY) {
           const event = ordinaryEvent(kind, `d-${v.slug}-${kind.kind}`, NOW);
@@ -85,7 +99,11 @@ describe('segment_action: every verified destination delivers the ordinary event
           verdict.taken.push(kind.kind);
           const performed = await perform(event, { destination, secrets, now: NOW });
           if (performed.answered !== undefined) Object.assign(verdict, { sent: true });
-          if (performed.outcome.status === 'delivered') verdict.delivered.push(kind.kind);
+          // Delivered only when a request reached the stand-in: Segment's own destinations hand
+          // their payload back to Segment's pipeline and send nothing.
+          if (performed.outcome.status === 'delivered' && performed.answered !== undefined)
+            verdict.delivered.push(kind.kind);
+          else if (performed.outcome.status === 'delivered') reasons.push(`${kind.kind}: ${NO_REQUEST}`);
           else reasons.push(`${kind.kind}: ${performed.outcome.reason}`);
         }
         verdict.batched.push(...batchedKinds(destination, verdict.delivered));
@@ -103,11 +121,15 @@ describe('segment_action: every verified destination delivers the ordinary event
         })),
       not_delivered: verdicts
         .filter((v) => v.delivered.length === 0)
-        .map((v) => ({
-          slug: v.slug,
-          why: groupOf(VERIFIED.find((x) => x.slug === v.slug) as Verified, v, v.usable),
-          ...(v.firstReason ? { example: v.firstReason } : {}),
-        })),
+        .map((v) => {
+          const why = groupOf(VERIFIED.find((x) => x.slug === v.slug) as Verified, v, v.usable);
+          return {
+            slug: v.slug,
+            why,
+            ...(why === 'user-value' ? { fields: v.questions } : {}),
+            ...(v.firstReason ? { example: v.firstReason } : {}),
+          };
+        }),
     };
     console.log(
       `      ${results.deliverable.length} of ${results.verified} verified destinations deliver an ordinary event; ` +

@@ -190,7 +190,7 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
     }
     // store is a Cloud Function in the example, sized from its settings.
     const store = one(T.function, (d) => d.inputs['name'] === 'store-function').inputs['serviceConfig'];
-    assert.equal(store.minInstanceCount, 1, 'functions.store.min_instances');
+    assert.equal(store.minInstanceCount, 0, 'functions.store.min_instances');
     assert.equal(store.maxInstanceCount, 50, 'functions.store.max_instances');
     assert.equal(store.serviceAccountEmail, sa('store'));
   });
@@ -614,6 +614,15 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
         items.some((i) => i.startsWith(`${name} (`)),
         name,
       );
+  });
+
+  it('prices each alert condition it declares, no more and no fewer', () => {
+    const declared = byType(T.alert).reduce((n, a) => n + (a.inputs['conditions'] as unknown[]).length, 0);
+    const shape = trafficShape(config.settings, config.plan.destinations.length);
+    const line = monthlyBill(config.plan, 'idle', shape).items.find(
+      (i) => i.item === 'Cloud Monitoring alerts',
+    );
+    assert.match(line?.detail ?? '', new RegExp(`^${declared} alert conditions`));
   });
 
   it('exports the gateway URL, the native publish URL, the dataset and the topics', () => {

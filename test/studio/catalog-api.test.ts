@@ -8,9 +8,14 @@
 import assert from 'node:assert/strict';
 import type { RegistryClient } from '../../adapters/registry.ts';
 import { catalogEntry } from '../../core/platforms/segment-action/catalog.ts';
+import { segmentActionProblems } from '../../core/platforms/segment-action/check.ts';
+import { SYNC_MODE_KEY } from '../../core/platforms/segment-action/presets.ts';
+import { suggestAction } from '../../core/platforms/segment-action/suggest.ts';
+import type { Destination } from '../../schemas/settings.ts';
 import { startStudio } from '../../studio/server.ts';
 import {
   destinationOf,
+  formFields,
   idOf,
   PRESETS,
   presetText,
@@ -248,6 +253,45 @@ describe('studio: the catalogue form as data', () => {
       [],
     );
     assert.deepEqual(missing.problems, ['API Key: is required']);
+  });
+
+  it('pre-fills the suggested mappings as editable entries, and saves them as a mapping (issue #95)', () => {
+    // Facebook Conversions' purchase2: action_source has no default; the action needs a sync mode.
+    const purchase = catalogEntry('facebook-conversions-api')?.actions.find((a) => a.key === 'purchase2');
+    assert.ok(purchase);
+    const suggested = suggestAction(purchase);
+    const shown = formFields(purchase);
+    assert.equal(shown.at(-1)?.key, SYNC_MODE_KEY, 'the sync mode is a field of the form');
+    const texts = Object.fromEntries(shown.map((f) => [f.key, startText(f, suggested.mapping[f.key])]));
+    assert.equal(texts['action_source'], 'website');
+    assert.equal(texts[SYNC_MODE_KEY], 'add');
+    const values = {
+      id: 'capi',
+      slug: 'facebook-conversions-api',
+      settings: { pixelId: '123', token: 'capi-token' },
+      action: 'purchase2',
+      when: suggested.when ?? '',
+      fields: texts,
+    };
+    const entry = catalogEntry('facebook-conversions-api');
+    const made = destinationOf(values, entry?.authFields ?? [], shown);
+    assert.deepEqual(made.problems, []);
+    const actions = made.destination['actions'] as { mapping: Record<string, unknown> }[];
+    assert.deepEqual(actions[0]?.mapping, { action_source: 'website', [SYNC_MODE_KEY]: 'add' });
+    // The settings check sees a real mapping: nothing required is missing.
+    assert.deepEqual(
+      segmentActionProblems(made.destination as unknown as Destination).filter((p) =>
+        p.includes('.actions['),
+      ),
+      [],
+    );
+    // Edited by the user, their value is saved instead; a field no rule fills starts empty.
+    const edited = destinationOf({ ...values, fields: { ...texts, action_source: 'app' } }, [], shown);
+    assert.equal((edited.destination['actions'] as typeof actions)[0]?.mapping['action_source'], 'app');
+    const kafka = catalogEntry('kafka')?.actions.find((a) => a.key === 'send');
+    const topic = kafka?.fields.find((f) => f.key === 'topic');
+    assert.ok(kafka && topic);
+    assert.equal(startText(topic, suggestAction(kafka).mapping['topic']), '');
   });
 
   it('an OAuth destination takes its oauth2 connection’s id, required (issue #78)', () => {

@@ -5,7 +5,9 @@
  * YAML, and the preview runs the action through the runtime with the studio's recording stand-in:
  * the POST to Klaviyo's events API with its key as `secret:api_key`, nothing sent. Amplitude opens
  * on Segment's presets: the YAML names no actions, and the preview of a purchase runs its
- * `logPurchase` preset with the revenue (issue #95; screenshot segment-catalog-presets.png). The
+ * `logPurchase` preset with the revenue (issue #95; screenshot segment-catalog-presets.png).
+ * Facebook Conversions' Purchase V2 starts with its suggested mappings (its action source, its sync
+ * mode), saved as its mapping and delivered in the preview. The
  * page, with the preview shown, passes the usability checks at 1280 and 390 px; screenshots go to
  * $SCREENSHOTS as segment-catalog-desktop.png and segment-catalog-phone.png.
  */
@@ -95,6 +97,45 @@ describe('studio catalogue: Segment Action Destinations', function () {
     await page.getByLabel('Profile (required)').fill('');
     await page.getByRole('button', { name: 'Preview the request' }).click();
     await page.getByText('destination.actions[0].mapping.profile: required by klaviyo trackEvent').waitFor();
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  it('pre-fills the suggested mappings of Facebook Conversions’ Purchase V2, and saves them (#95)', async () => {
+    const page = await ui.browser().newPage({ viewport: { width: 1280, height: 900 } });
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`${ui.studio().url}/catalog#token=${TOKEN}`);
+    await page.getByText(/^\d+ of \d+ destinations\.$/).waitFor();
+    await page.getByLabel('Search').fill('facebook conversions');
+    await page.getByRole('button', { name: 'Open Facebook Conversions API (Actions)' }).click();
+    await page.getByRole('heading', { name: 'Facebook Conversions API (Actions)' }).waitFor();
+    await page.getByLabel('Action', { exact: true }).selectOption('purchase2');
+    await page.getByLabel('Pixel ID (required)').fill('123456789');
+    // No preset for these two: the suggester's entries, said to be suggestions, editable.
+    const source = page.getByLabel('Action Source (required)');
+    assert.equal(await source.inputValue(), 'website');
+    assert.equal(await page.getByLabel('How to sync records (required)').inputValue(), 'add');
+    await page
+      .getByText(/Suggested: a website event/)
+      .first()
+      .waitFor();
+    await page.getByRole('button', { name: 'Write the YAML' }).click();
+    const yaml = parse(await page.getByLabel('The destination, as settings YAML').inputValue()) as {
+      destinations: { actions: { action: string; mapping: Record<string, unknown> }[] }[];
+    };
+    assert.deepEqual(yaml.destinations[0]?.actions, [
+      { action: 'purchase2', mapping: { action_source: 'website', __segment_internal_sync_mode: 'add' } },
+    ]);
+    await page.getByRole('button', { name: 'Preview the request' }).click();
+    await page.getByText('purchase2: delivered').waitFor();
+    // Changed by the user, their choice is what is saved.
+    await source.selectOption('physical_store');
+    await page.getByRole('button', { name: 'Write the YAML' }).click();
+    assert.match(
+      await page.getByLabel('The destination, as settings YAML').inputValue(),
+      /action_source: physical_store/,
+    );
     assert.deepEqual(errors, []);
     await page.close();
   });

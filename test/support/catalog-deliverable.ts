@@ -17,13 +17,15 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { StoredEvent } from '../../core/event.ts';
-import type { CatalogSetting } from '../../core/platforms/segment-action/catalog.ts';
+import { type CatalogSetting, catalogEntry } from '../../core/platforms/segment-action/catalog.ts';
 import { segmentActionProblems } from '../../core/platforms/segment-action/check.ts';
 import { compileFql } from '../../core/platforms/segment-action/fql.ts';
 import { OAUTH_ROLES } from '../../core/platforms/segment-action/oauth.ts';
+import { subscriptionOf } from '../../core/platforms/segment-action/presets.ts';
 import { segmentEventOf } from '../../core/platforms/segment-action/segment-event.ts';
 import type { DefaultSubscriptions } from '../../core/platforms/segment-action/subscription.ts';
-import type { Connection, Destination } from '../../schemas/settings.ts';
+import { suggestAction } from '../../core/platforms/segment-action/suggest.ts';
+import type { Connection, Destination, SegmentActionSetting } from '../../schemas/settings.ts';
 import { REPO } from './local-start.ts';
 
 export interface Verified {
@@ -124,9 +126,9 @@ export function batchedKinds(destination: Destination, kinds: readonly string[])
   const runs =
     destination.actions === undefined
       ? (table?.presets ?? []).map((p) => ({ action: p.action, subscribe: p.subscribe }))
-      : destination.actions.map(({ action }) => ({
-          action,
-          subscribe: table?.defaults[action] ?? undefined,
+      : destination.actions.map((setting) => ({
+          action: setting.action,
+          subscribe: subscriptionOf(setting, table?.defaults[setting.action] ?? undefined),
         }));
   const batching = runs.filter(({ action }) => {
     const a = definition.actions[action];
@@ -158,15 +160,18 @@ export function standInValue(f: CatalogSetting, format: string | undefined): str
 }
 
 /**
- * The destination as a user sets it up without a mapping, and its settings' secret values (by
+ * The destination as a user sets it up who writes no mapping of their own but accepts every
+ * suggestion (core/platforms/segment-action/suggest.ts), and its settings' secret values (by
  * settings key; an OAuth connection's by role, `oauth_<role>`). Without presets, the verified
- * actions the settings check takes without a mapping or a `when` (its default subscription and
- * the field defaults give what it needs); `usable` says whether any is left.
+ * actions the settings check takes once their suggestions are accepted (a suggested mapping entry
+ * for each required field without a default, a suggested `when` for an action without a
+ * subscription); `usable` says whether any is left, `questions` which fields of the others only the
+ * user can fill.
  */
 export function setUp(
   v: Verified,
   base: string,
-): { destination: Destination; secrets: Record<string, string>; usable: boolean } {
+): { destination: Destination; secrets: Record<string, string>; usable: boolean; questions: string[] } {
   const entry = CATALOG.get(v.slug);
   const formats = definitionOf(v.slug).authentication?.fields ?? {};
   const config: Record<string, unknown> = {};
@@ -190,18 +195,29 @@ export function setUp(
     base_url: base,
     config,
   } as Destination;
-  if (runsPresets(v.slug)) return { destination: base_, secrets, usable: true };
+  if (runsPresets(v.slug)) return { destination: base_, secrets, usable: true, questions: [] };
   // What the settings check asks of each action alone (a connection is judged by the environment).
   const named = { ...base_, secrets: Object.fromEntries(Object.keys(secrets).map((k) => [k, 'NAME'])) };
-  const actions = v.actions.filter((action) =>
-    segmentActionProblems({ ...named, actions: [{ action }] }).every(
-      (p) => !p.startsWith('destination.actions['),
-    ),
-  );
+  const actions: SegmentActionSetting[] = [];
+  const questions = new Set<string>();
+  for (const key of v.actions) {
+    const action = catalogEntry(v.slug)?.actions.find((a) => a.key === key);
+    if (action === undefined) continue;
+    const suggested = suggestAction(action);
+    const setting: SegmentActionSetting = {
+      action: key,
+      ...(suggested.when === undefined ? {} : { when: suggested.when }),
+      ...(Object.keys(suggested.mapping).length > 0 ? { mapping: { ...suggested.mapping } } : {}),
+    };
+    const problems = segmentActionProblems({ ...named, actions: [setting] });
+    if (problems.every((p) => !p.startsWith('destination.actions['))) actions.push(setting);
+    else for (const q of suggested.questions) questions.add(q);
+  }
   return {
-    destination: { ...base_, actions: actions.map((action) => ({ action })) } as Destination,
+    destination: { ...base_, actions } as Destination,
     secrets,
     usable: actions.length > 0,
+    questions: actions.length > 0 ? [] : [...questions],
   };
 }
 

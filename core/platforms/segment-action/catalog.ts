@@ -58,6 +58,8 @@ export interface CatalogField {
   readonly conditional?: boolean;
   readonly multiple?: boolean;
   readonly description?: string;
+  /** Its JSON Schema format where the definition gives one (`uri`, `email`, `date-time`, `uuid`). */
+  readonly format?: string;
   /** The preset: a value or a mapping-kit directive (`{"@path": "$.userId"}`). */
   readonly default?: unknown;
   readonly choices?: readonly { readonly value: string | number; readonly label: string }[];
@@ -70,6 +72,12 @@ export interface CatalogAction {
   readonly description?: string;
   /** The events it takes unless the settings say `when` (Segment's subscription language, FQL). */
   readonly defaultSubscription?: string;
+  /**
+   * How its records are synced (actions-core's `syncMode`), for the actions that ask: the modes it
+   * offers and the one Segment's app preselects. The mapping carries the chosen one under
+   * presets.ts SYNC_MODE_KEY; without it, such an action refuses every event (`Sync mode undefined`).
+   */
+  readonly syncMode?: { readonly default?: string; readonly choices: readonly string[] };
   readonly fields: readonly CatalogField[];
 }
 

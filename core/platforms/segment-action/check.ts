@@ -29,8 +29,9 @@ import {
   oauthDefinition,
   ROLE_OF_CREDENTIAL,
 } from './oauth.ts';
-import { type ActionPreset, actionSteps, effectiveMapping } from './presets.ts';
+import { type ActionPreset, actionSteps, effectiveMapping, SYNC_MODE_KEY } from './presets.ts';
 import { ACCESS_TOKEN_ROLE } from './roles.ts';
+import { suggestField } from './suggest.ts';
 
 /**
  * Every problem of one `segment_action` destination, each `<key>: <what is wrong>`, keys under
@@ -305,8 +306,9 @@ function mappingProblems(
   say: Say,
 ): void {
   const fields = new Map(action.fields.map((f) => [f.key, f]));
+  syncModeProblem(mapping, action, name, say);
   for (const key of Object.keys(mapping))
-    if (!fields.has(key))
+    if (!fields.has(key) && !(key === SYNC_MODE_KEY && action.syncMode))
       say(
         `.mapping.${key}`,
         `is not a field of ${name} (its fields: ${action.fields.map((f) => f.key).join(', ')})`,
@@ -315,7 +317,7 @@ function mappingProblems(
   for (const field of action.fields) {
     const value = effective[field.key];
     if (field.required && !field.conditional && absent(value)) {
-      say(`.mapping.${field.key}`, `required by ${name}`);
+      say(`.mapping.${field.key}`, `required by ${name}${suggestionText(field)}`);
       continue;
     }
     if (Object.hasOwn(mapping, field.key) && !absent(value)) {
@@ -323,6 +325,29 @@ function mappingProblems(
       if (wrong) say(`.mapping.${field.key}`, `${wrong} for ${name}`);
     }
   }
+}
+
+/** The sync mode a mapping names, for an action that has sync modes: one of them. */
+function syncModeProblem(
+  mapping: Readonly<Record<string, unknown>>,
+  action: CatalogAction,
+  name: string,
+  say: Say,
+): void {
+  const modes = action.syncMode?.choices;
+  if (modes === undefined || !Object.hasOwn(mapping, SYNC_MODE_KEY)) return;
+  const mode = mapping[SYNC_MODE_KEY];
+  if (typeof mode !== 'string' || !modes.includes(mode))
+    say(
+      `.mapping.${SYNC_MODE_KEY}`,
+      `must be one of ${modes.map((m) => JSON.stringify(m)).join(', ')} for ${name}`,
+    );
+}
+
+/** What the suggester proposes for a missing field, as the check's words say it ('' for nothing). */
+function suggestionText(field: CatalogField): string {
+  const s = suggestField(field);
+  return s === undefined ? '' : ` (suggested: ${JSON.stringify(s.value)}, ${s.from})`;
 }
 
 function absent(value: unknown): boolean {

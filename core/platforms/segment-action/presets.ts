@@ -12,6 +12,12 @@
 import type { SegmentActionSetting } from '../../../schemas/settings.ts';
 import { SPEC_EVENT_NAMES } from './segment-event.ts';
 
+/**
+ * The mapping key actions-core reads an action's sync mode from (catalog.ts `syncMode`), as
+ * Segment's app writes it into a subscription's mapping.
+ */
+export const SYNC_MODE_KEY = '__segment_internal_sync_mode';
+
 /** What presets.ts reads of an action's field (actions-core's InputField, the catalogue's CatalogField). */
 export interface PresetField {
   readonly default?: unknown;

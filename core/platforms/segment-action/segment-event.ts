@@ -90,6 +90,7 @@ export function segmentEventOf(event: StoredEvent, noIp?: string): SegmentEvent 
       const props = properties(data);
       const revenue = event.event_name === 'purchase' ? orderRevenue(data) : undefined;
       if (revenue !== undefined && props['revenue'] === undefined) props['revenue'] = revenue;
+      oneProduct(out['event'] as string, props);
       out['properties'] = props;
       break;
     }
@@ -123,6 +124,22 @@ function properties(data: Readonly<Record<string, unknown>>): Record<string, unk
   const items = data['items'];
   if (Array.isArray(items)) out['products'] = items.map(product);
   return out;
+}
+
+/** Spec events about one product, whose product's fields are the properties themselves. */
+const ONE_PRODUCT = new Set(['Product Added', 'Product Viewed', 'Product Removed', 'Product Clicked']);
+
+/**
+ * A one-product spec event (`Product Added`: our `add_to_cart` of one item line) as Segment's spec
+ * writes it: the product's fields (`product_id`, `sku`, `name`, `price`, `quantity`…) at the top of
+ * `properties`, where actions read them (Facebook Conversions' `content_ids`), beside `products`.
+ * The producer's own properties of those names win.
+ */
+function oneProduct(name: string, props: Record<string, unknown>): void {
+  const products = props['products'];
+  if (!ONE_PRODUCT.has(name) || !Array.isArray(products) || products.length !== 1) return;
+  for (const [key, value] of Object.entries(record(products[0])))
+    if (props[key] === undefined) props[key] = value;
 }
 
 /**

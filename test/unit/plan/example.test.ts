@@ -271,7 +271,7 @@ describe('plan(): the example environment', () => {
         ['schedule', 'schedule', ['ticks-schedule', 'runs-schedule'], []],
       ],
     );
-    assert.equal(p.functions[0]?.sizing.min_instances, 1);
+    assert.equal(p.functions[0]?.sizing.min_instances, 0, 'store keeps no minimum instance');
     assert.equal(p.functions[0]?.sizing.max_instances, 50);
   });
 

@@ -30,12 +30,21 @@ const minimums = (s: Settings) => {
 
 describe('plan: development scales every service to zero', () => {
   it('keeps the example’s minimum instances in production, and says nothing', () => {
-    assert.deepEqual(minimums(example()), { gateway: 1, studio: 0, store: 1, forward: 0, schedule: 0 });
+    assert.deepEqual(minimums(example()), { gateway: 1, studio: 0, store: 0, forward: 0, schedule: 0 });
+    const store = { ...example().functions?.store, min_instances: 2 };
+    const warm = { ...example(), functions: { ...example().functions, store } };
+    assert.deepEqual(minimums(warm), { gateway: 1, studio: 0, store: 2, forward: 0, schedule: 0 });
+    assert.deepEqual(minInstancesWarnings(warm), []);
     assert.deepEqual(minInstancesWarnings(example()), []);
   });
 
   it('drops them without production: true, each one said', () => {
-    const { production: _, ...development } = example();
+    const { production: _, ...settings } = example();
+    // The example keeps no minimum on store: one asked for is dropped and said too.
+    const development = {
+      ...settings,
+      functions: { ...settings.functions, store: { ...settings.functions?.store, min_instances: 1 } },
+    };
     assert.deepEqual(minimums(development), { gateway: 0, studio: 0, store: 0, forward: 0, schedule: 0 });
     assert.deepEqual(minInstancesWarnings(development), [
       'functions.store.min_instances: 1 is not applied without production: true (development scales every service to zero; docs/scale.md#development-and-production)',
