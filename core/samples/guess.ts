@@ -20,7 +20,7 @@ import { atEnvelopeTop, deliveryColumns, envelopeEventId } from './delivery.ts';
 import { identityEvidence, leafSide, personalDetail, personObjectId } from './evidence.ts';
 import { fieldName, nameWords } from './names.ts';
 import { type Evidence, evidenceOf, type Question, questionsFor } from './questions.ts';
-import { notARegion, objectTypes, type RoleReading, roleOf, versionNamed } from './roles.ts';
+import { directionOf, notARegion, objectTypes, type RoleReading, roleOf, versionNamed } from './roles.ts';
 import type { InferredField } from './sample.ts';
 import { dataFieldName, type MappingSuggestion, type SuggestColumn, suggestMappings } from './suggest.ts';
 
@@ -126,8 +126,6 @@ const PAGE_PARENTS = new Set(['', 'page', 'context.page', 'properties', 'context
 
 /** Event time names, strongest first: when it happened, when it was created, some date; lifecycle dates last. */
 const TIME_RANKS: readonly [RegExp, number, string][] = [
-  // What is still to come (a subscription's next billing date) is no time of what happened.
-  [/^(next|upcoming|scheduled|planned|renews|renewal)/, 0, 'names a time still to come'],
   [
     /^(occurred|happened|eventtime|eventtimestamp|eventdate|timestamp|ts|time|datetime)/,
     10,
@@ -163,12 +161,13 @@ type Refusal = (column: string, target: string) => string | undefined;
  */
 function refusals(fields: readonly InferredField[]): Refusal {
   const typeOf = objectTypes(fields);
+  const direction = directionOf(fields);
   const byName = new Map(fields.map((f) => [f.name, f]));
   const columns = fields.map((f) => f.name);
   return (column, target) => {
     const f = byName.get(column);
     if (target.startsWith('user') || target === 'device.locale') {
-      const r = roleOf(column, typeOf);
+      const r = roleOf(column, typeOf, direction);
       const side = leafSide(column);
       // The field's own name says whose it is (`hidden.user_id`, `metadata.user_id`) over an
       // object that is merely some other thing's; never over the business's object.
@@ -289,8 +288,39 @@ function chooseEventTime(
  * (Twilio's `ApiVersion: "2010-04-01"`), or it holds one value in every row of a sample of
  * three or more (a constant date is no event's time).
  */
+/**
+ * Words of a time that is planned for the thing rather than when the event happened: a booking's
+ * `startsAt`, a period's `current_term_end`, a `due_date`, an `expires_at`, a `next_billing_at`.
+ * (`started_at`, `ended_at` and `expired_at` say something happened, and stay candidates.)
+ */
+const PLANNED_WORDS = new Set([
+  'start',
+  'starts',
+  'begin',
+  'begins',
+  'end',
+  'ends',
+  'until',
+  'due',
+  'expire',
+  'expires',
+  'expiry',
+  'expiration',
+  'next',
+  'upcoming',
+  'scheduled',
+  'planned',
+  'renews',
+  'renewal',
+]);
+
 function notWhenItHappened(f: InferredField, rows: readonly Record<string, unknown>[]): string | undefined {
   if (versionNamed(f.name)) return `${f.name} is not a time: its name says it is a version`;
+  const planned =
+    nameWords(leaf(f.name)).find((w) => PLANNED_WORDS.has(w)) ??
+    /^(next|upcoming|scheduled|planned|renews|renewal)/.exec(words(leaf(f.name)))?.[0];
+  if (planned)
+    return `${f.name} is not when it happened: "${planned}" names a time planned for the thing (a start, an end, a due date)`;
   const filled = rows.filter((r) => r[f.name] !== undefined && r[f.name] !== null && r[f.name] !== '').length;
   // Two events of a sample may share a time (a vendor's documented examples often do): only
   // three or more rows with one value say it is a constant.
@@ -417,7 +447,8 @@ export function guessChoices(
     };
   });
   const byEvidence = envelopeIdGuess(fields, rows, base);
-  const roles = fields.map((f) => roleOf(f.name, typeOf));
+  const direction = directionOf(fields);
+  const roles = fields.map((f) => roleOf(f.name, typeOf, direction));
   personIdFromObject(fields, base, typeOf);
   const alone = fields.map((f) => suggestMappings([asColumn(f)])[0]?.target ?? 'event_data');
   const questions = questionsFor(
@@ -457,6 +488,7 @@ export function guessChoices(
   textAmount(fields, rows, columns);
   const value = amountGuess(columns, 'value');
   if (value) currencyBesideValue(fields, rows, columns, value.column);
+  if (value) moneyWithoutCurrency(fields, columns, questions, value.column);
   // A currency says what the value is in: without a value, no column is the event's currency.
   const currency = value ? amountGuess(columns, 'currency') : undefined;
   const minorUnits = minorUnitsOffer(fields, value, currency, rows);
@@ -549,6 +581,30 @@ function textAmount(
 }
 
 /**
+ * A value whose payload holds no currency code anywhere (a CRM lead's `Annual_Revenue`, a
+ * booking's `amountPaid`) has only its name and its number to say it is the event's money: the
+ * page asks, the guess preselected, rather than sending it to every platform as the sale's value.
+ */
+function moneyWithoutCurrency(
+  fields: readonly InferredField[],
+  columns: ColumnGuess[],
+  questions: Question[],
+  column: string,
+): void {
+  if (fields.some((f) => f.format === 'currency')) return;
+  if (questions.some((q) => q.options.some((o) => o.column === column))) return;
+  questions.push({
+    target: 'event_data',
+    field: 'value',
+    ask: `Is ${column} the event's value? It is a number named like an amount, but no currency stands anywhere in the payload.`,
+    options: [{ column, why: 'named like an amount; no currency code beside it or elsewhere' }],
+  });
+  const i = columns.findIndex((c) => c.column === column);
+  const was = columns[i];
+  if (was) columns[i] = { ...was, confidence: shownConfidence(was.confidence, true) };
+}
+
+/**
  * Which amount is the value, when the name is the only evidence between several: the value was
  * taken from a name that only partly names one (`amount_paid`), while other amounts of other
  * sums are named alike (`amount_due`). The page asks, the guess preselected. Amounts that hold the
@@ -593,7 +649,8 @@ function personIdFromObject(
   typeOf: (path: string) => unknown,
 ): void {
   if (base.some((g) => g.target === 'user_id' || g.target === 'user.external_id')) return;
-  const column = personObjectId(fields, (c) => roleOf(c, typeOf));
+  const direction = directionOf(fields);
+  const column = personObjectId(fields, (c) => roleOf(c, typeOf, direction));
   const i = base.findIndex((g) => g.column === column);
   const was = base[i];
   if (!column || !was || was.target !== 'event_data') return;

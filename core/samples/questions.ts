@@ -9,6 +9,7 @@ import { notTheValue } from './amounts.ts';
 import { nameWords } from './names.ts';
 import type { Role } from './roles.ts';
 import type { InferredField } from './sample.ts';
+import { suggestMappings } from './suggest.ts';
 
 /** What a column's guess rests on, each part in words the page shows. */
 export interface Evidence {
@@ -96,6 +97,18 @@ export function questionsFor(columns: readonly QuestionColumn[]): Question[] {
       ],
     });
   }
+  // An e-mail address known by its values alone (Chargebee's `user`, who made the change): an
+  // address is not yet the person's, so the page asks, the guess preselected.
+  const inQuestion = new Set(out.flatMap((q) => q.options.map((o) => o.column)));
+  for (const c of columns)
+    if (c.target === 'user.email' && !inQuestion.has(c.field.name) && !mailNamed(c.field.name))
+      out.push({
+        target: c.target,
+        ask: `Is ${c.field.name} the person's e-mail address? Its values are addresses, but nothing in its name says whose.`,
+        options: [
+          { column: c.field.name, why: 'e-mail addresses, under a name that says nothing of an e-mail' },
+        ],
+      });
   // A person's id named as one (`hidden.user_id`) inside an object that is not the person's own:
   // its name is the only evidence of whose it is, so the page asks, the guess preselected.
   for (const c of columns)
@@ -130,6 +143,15 @@ export function questionsFor(columns: readonly QuestionColumn[]): Question[] {
       ],
     });
   return out;
+}
+
+/**
+ * Whether a column's name, or an object around it, names an e-mail (`data.email.from`,
+ * `Correo electrónico`): its name alone, without its values, would take the person's e-mail.
+ */
+function mailNamed(column: string): boolean {
+  if (nameWords(column).some((w) => /^(e?mail|emails)$/.test(w))) return true;
+  return suggestMappings([{ name: column, type: 'string' }])[0]?.target === 'user.email';
 }
 
 /** Leaves that alone would name an amount: `transaction_fee.value`, `paypal_fee.value`. */

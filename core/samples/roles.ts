@@ -11,10 +11,10 @@ export type Role = 'person' | 'business' | 'other';
 
 /** Objects that hold the person's details. */
 const PERSON_WORDS =
-  /^(billing|shipping|customer|user|address|contact|buyer|person|profile|details|member|client|sender|owner|lead|location|geo|payer|visitor|subscriber|invitee|respondent|from|caller|participant|attendee|recipient|guest|patron|student|signer|donor)/;
-/** Objects and prefixes that are the business's own: whoever is paid, sells or receives. */
+  /^(billing|shipping|customer|user|address|contact|buyer|person|profile|details|member|client|lead|location|geo|payer|visitor|subscriber|invitee|respondent|from|caller|participant|attendee|recipient|guest|patron|student|signer|donor)/;
+/** Objects and prefixes that are the business's own: whoever is paid, sells, receives or serves. */
 const BUSINESS_WORDS =
-  /^(payee|merchant|seller|shop|store|vendor|business|to|called|account|organizer|organiser|host|tenant|company|organization|organisation|workspace|receiver|site|app|instance|domain)$/;
+  /^(payee|merchant|seller|shop|store|vendor|business|to|called|account|organizer|organiser|host|tenant|company|organization|organisation|workspace|receiver|site|app|instance|domain|owner|agent|assignee)$/;
 /** Envelopes around a payload's own fields (Stripe's `data.object`, JSON:API's `data.attributes`). */
 const WRAPPERS = new Set([
   'data',
@@ -49,20 +49,44 @@ export interface RoleReading {
  * (`data.item` with `type: user`) is the person's, any other object is some other thing's, and
  * a column with only envelopes around it is the payload's own (the person's).
  */
-export function roleOf(column: string, typeOf: (objectPath: string) => unknown): RoleReading {
+export function roleOf(
+  column: string,
+  typeOf: (objectPath: string) => unknown,
+  direction?: Direction,
+): RoleReading {
   const parts = column.split('.');
   const leafWords = nameWords(parts[parts.length - 1] ?? '');
   const head = leafWords[0] ?? '';
+  // A message the business sent (an e-mail's `activity.sent`) turns the sides round: its sender
+  // is the business, its recipient the person.
   if (leafWords.length > 0 && /^(to|called)$/.test(head))
-    return { role: 'business', why: `"${head}" names the receiving side: the business's, not the person's` };
+    return direction === 'out'
+      ? { role: 'person', why: `"${head}" names the receiving side of a message sent out: the person's` }
+      : { role: 'business', why: `"${head}" names the receiving side: the business's, not the person's` };
   if (/^(from|caller)$/.test(head))
-    return { role: 'person', why: `"${head}" names the sending side: the person's` };
+    return direction === 'out'
+      ? {
+          role: 'business',
+          why: `"${head}" names the sending side, and the payload says the message went out: the business's, not the person's`,
+        }
+      : { role: 'person', why: `"${head}" names the sending side: the person's` };
   for (let i = parts.length - 2; i >= 0; i--) {
     const p = words(parts[i] as string);
     if (WRAPPERS.has(p) || DETAIL_PARTS.has(p)) continue;
     const name = parts[i] as string;
     if (BUSINESS_WORDS.test(p))
       return { role: 'business', why: `inside ${name}: the business's, not the person's` };
+    // A message's sender is the person only when the message came in; one sent out was the
+    // business's, and with no word of direction the object is no evidence either way.
+    if (p === 'sender')
+      return direction === 'in'
+        ? { role: 'person', why: `inside ${name} of a message that came in: the person's` }
+        : direction === 'out'
+          ? {
+              role: 'business',
+              why: `inside ${name} of a message sent out: the business's, not the person's`,
+            }
+          : { role: 'other', why: `inside ${name}, and nothing says which way the message went` };
     if (PERSON_WORDS.test(p)) return { role: 'person', why: `inside ${name}: the person's` };
     const path = parts.slice(0, i + 1).join('.');
     const type = typeOf(path);
@@ -71,6 +95,58 @@ export function roleOf(column: string, typeOf: (objectPath: string) => unknown):
     return { role: 'other', why: `inside ${name}, not a person's object` };
   }
   return { role: 'person', why: '' };
+}
+
+/** Which way the payload's message went: in from the person, out from the business, or unknown. */
+export type Direction = 'in' | 'out' | undefined;
+
+/** Names of the columns that say what kind of event or message a payload is. */
+const KIND_NAMES = new Set([
+  'type',
+  'event',
+  'eventtype',
+  'typewebhook',
+  'direction',
+  'status',
+  'kind',
+  'action',
+  'topic',
+]);
+const WAY_OUT = new Set([
+  'outbound',
+  'outgoing',
+  'sent',
+  'send',
+  'delivered',
+  'opened',
+  'clicked',
+  'bounced',
+]);
+const WAY_IN = new Set(['inbound', 'incoming', 'received', 'receive', 'reply', 'replied']);
+
+/**
+ * Which way the message went, from the values of the payload's kind columns (`type: activity.sent`,
+ * `direction: inbound`, `typeWebhook: incomingMessageReceived`): a word of direction (`inbound`,
+ * `outgoing`) settles it, else `sent` or `received`; both, or neither, leave it unknown.
+ */
+export function directionOf(fields: readonly InferredField[]): Direction {
+  const found = { in: false, out: false, explicitIn: false, explicitOut: false };
+  for (const f of fields) {
+    const parts = f.name.split('.');
+    if (parts.length > 3 || !KIND_NAMES.has(nameWords(parts[parts.length - 1] ?? '').join(''))) continue;
+    for (const v of f.examples) {
+      if (typeof v !== 'string') continue;
+      const w = nameWords(v);
+      if (w.includes('inbound') || w.includes('incoming')) found.explicitIn = true;
+      if (w.includes('outbound') || w.includes('outgoing')) found.explicitOut = true;
+      if (w.some((x) => WAY_IN.has(x))) found.in = true;
+      if (w.some((x) => WAY_OUT.has(x))) found.out = true;
+    }
+  }
+  if (found.explicitIn !== found.explicitOut) return found.explicitIn ? 'in' : 'out';
+  if (found.explicitIn) return undefined;
+  if (found.in !== found.out) return found.in ? 'in' : 'out';
+  return undefined;
 }
 
 /** The object's own `type`, `object` or `role` value when the sample holds one value there. */

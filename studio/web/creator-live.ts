@@ -2,6 +2,7 @@ import { $, admin, el, refusal, rowsTable } from './common.ts';
 import { authKind, curlFor, endpointUrl, senderHint, signable } from './creator-auth.ts';
 import type { Saved } from './creator-checks.ts';
 import { sampleHeaders } from './creator-headers.ts';
+import { counted } from './creator-wording.ts';
 
 /** A saved source as the tries need it: the sample as read, and the columns the stored rows show. */
 interface Live extends Saved {
@@ -212,7 +213,7 @@ async function followArrivals(
       const settled = now === last && (a.deliveries.length > 0 || looks >= 5);
       last = now;
       if (a.stored.length >= published && settled) {
-        say(`${a.stored.length} row(s) stored in ${storedIn(live)}; deliveries below.`);
+        say(`${counted(a.stored.length, 'row')} stored in ${storedIn(live)}; deliveries below.`);
         return;
       }
     }

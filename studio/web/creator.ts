@@ -85,6 +85,7 @@ import {
   typesTranslatorName,
   typeViews,
 } from './creator-types.ts';
+import { counted, fitTarget, rowCheckPending, rowCheckVerdict } from './creator-wording.ts';
 
 const TARGETS = ['event_data', ...CONTEXT_TARGETS.filter((t) => t !== 'event_name'), 'skip'];
 
@@ -145,8 +146,8 @@ const MEDIA = {
 /** What the page says it read: a form post by what it is, the others by format and header. */
 function readAs(sample: ParsedSample): string {
   if (sample.format === 'form')
-    return `Read as a form post (${MEDIA.form}), bracketed keys as nested fields: ${sample.rows.length} row(s), ${sample.columns.length} column(s).`;
-  return `Read as ${sample.format.toUpperCase()}${sample.delimiter ? ` (delimiter ${JSON.stringify(sample.delimiter)})` : ''}${sample.header ? ', with a header row' : ''}: ${sample.rows.length} row(s), ${sample.columns.length} column(s).`;
+    return `Read as a form post (${MEDIA.form}), bracketed keys as nested fields: ${counted(sample.rows.length, 'row')}, ${counted(sample.columns.length, 'column')}.`;
+  return `Read as ${sample.format.toUpperCase()}${sample.delimiter ? ` (delimiter ${JSON.stringify(sample.delimiter)})` : ''}${sample.header ? ', with a header row' : ''}: ${counted(sample.rows.length, 'row')}, ${counted(sample.columns.length, 'column')}.`;
 }
 
 function readSample(): void {
@@ -379,7 +380,7 @@ function filterFields(): void {
     if (hit) shown++;
   });
   const kept = state.choices.filter((c) => c.target !== 'skip').length;
-  $('field-count').textContent = `${shown} of ${rows.length} columns shown, ${kept} kept.`;
+  $('field-count').textContent = `${shown} of ${counted(rows.length, 'column')} shown, ${kept} kept.`;
 }
 
 /** "Leave out all but…": every column the search hides is left out; the ones shown keep their choice. */
@@ -525,7 +526,7 @@ function update(): void {
   // Every row of the sample, whatever type is shown: the one translator reads them all.
   const whole = state.whole ?? sample;
   const rows = whole.rows.length;
-  rowCheck.textContent = rows === 1 ? 'Checking the sample row…' : `Checking the ${rows} sample rows…`;
+  rowCheck.textContent = rowCheckPending(rows);
   rowCheck.className = '';
   pendingRowCheck = () => {
     pendingRowCheck = undefined;
@@ -533,17 +534,9 @@ function update(): void {
     const refused = validateRows(draft);
     renderPreview(whole, refused);
     const bad = refused.size;
-    const fit = target
-      ? `the ${target} event`
-      : types
-        ? `the definitions of their ${types.views.length} types`
-        : 'the definition';
+    const fit = fitTarget(target, types?.views.length);
     rowCheck.textContent = [
-      dataFields === 0
-        ? 'Keep at least one column as an event field.'
-        : bad === 0
-          ? `All ${rows} sample rows fit ${fit}.`
-          : `${bad} of ${rows} sample rows would be refused: see the marked rows.`,
+      dataFields === 0 ? 'Keep at least one column as an event field.' : rowCheckVerdict(rows, bad, fit),
       ...blocked,
     ].join(' ');
     rowCheck.className = dataFields === 0 || bad > 0 || blocked.length > 0 ? 'warn' : 'ok';

@@ -93,7 +93,7 @@ describe('studio creator: what the saved definition checks', function () {
     // A bound a sample row breaks: the row is marked, as the endpoint would refuse it.
     await page.getByLabel('note: at most how many characters').fill('6');
     assert.equal(await savedAs(page, 'note'), 'string · optional · any value · at most 6 characters');
-    await page.getByText('1 of 4 sample rows would be refused: see the marked rows.').waitFor();
+    await page.getByText('1 of 4 sample rows would be refused: see the marked row.').waitFor();
     await page.locator('#fields-section').screenshot({ path: join(ui.shots, 'creator-constraints.png') });
     // Undone: open again, and gone from the YAML.
     await page.getByLabel('note: at most how many characters').fill('');

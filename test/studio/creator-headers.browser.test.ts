@@ -54,7 +54,30 @@ describe('studio creator: the event type carried in a header', function () {
     await offer.waitFor();
     assert.equal(await offer.isChecked(), true);
     assert.equal(await page.getByLabel('Event name').inputValue(), 'orders_create');
-    await page.getByText(/All 1 sample rows? fits? the definitions? of/).waitFor();
+    await page.getByText('The sample row fits the definition of its one type.').waitFor();
+    // Each question's options stand one under another, a radio beside its own label: two short
+    // options never share a line ("…an amount ◯ total_line_items_price_set…", #94).
+    const options = page.locator('fieldset.question .pair');
+    assert.ok((await options.count()) > 2, 'the order asks which amount is the value');
+    const lines = await options.evaluateAll((pairs) =>
+      pairs
+        .filter((p) => p.getClientRects().length > 0)
+        .map((p) => {
+          const [radio, label] = [p.querySelector('input'), p.querySelector('label')];
+          const r = radio?.getBoundingClientRect();
+          const l = label?.getBoundingClientRect();
+          return {
+            top: p.getBoundingClientRect().top,
+            beside: !!r && !!l && r.right <= l.left && r.top < l.bottom,
+          };
+        }),
+    );
+    for (let i = 1; i < lines.length; i++)
+      assert.ok((lines[i]?.top ?? 0) > (lines[i - 1]?.top ?? 0), `option ${i} on a line of its own`);
+    assert.ok(
+      lines.every((l) => l.beside),
+      'every radio beside its label',
+    );
     await page.locator('#s1').scrollIntoViewIfNeeded();
     await page.screenshot({ path: join(ui.shots, 'creator-headers.png'), fullPage: true });
 

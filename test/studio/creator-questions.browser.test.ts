@@ -93,7 +93,7 @@ describe('studio creator: questions, evidence and a fixed currency', function ()
     assert.equal(await field.getAttribute('aria-invalid'), 'true');
     assert.equal(await page.getByRole('button', { name: 'Show what will be saved' }).isDisabled(), true);
     await field.fill('message_body');
-    await page.getByText('All 1 sample rows fit the definition.').waitFor();
+    await page.getByText('The sample row fits the definition.').waitFor();
     assert.equal(await page.getByRole('button', { name: 'Show what will be saved' }).isDisabled(), false);
     await page.close();
   });
@@ -106,7 +106,7 @@ describe('studio creator: questions, evidence and a fixed currency', function ()
     await page.getByText(/type the currency they are all in/).waitFor();
     assert.equal(await page.getByRole('button', { name: 'Show what will be saved' }).isDisabled(), true);
     await page.getByLabel('No column holds their currency: they are all in').fill('usd');
-    await page.getByText('All 1 sample rows fit the definition.').waitFor();
+    await page.getByText('The sample row fits the definition.').waitFor();
     await page.getByLabel('The sender sends').selectOption('url_token');
     await page.getByRole('button', { name: 'Show what will be saved' }).click();
     await page.getByRole('button', { name: 'Save and go live' }).click();

@@ -60,7 +60,7 @@ describe('studio creator: catalogue targets and the sender’s authentication', 
     const fixed = page.getByLabel('No column holds the currency: every record is in');
     await fixed.fill('usd');
     // Scaled by USD now: 19.90 is no whole number of cents, so its row would be refused.
-    await page.getByText('1 of 2 sample rows would be refused: see the marked rows.').waitFor();
+    await page.getByText('1 of 2 sample rows would be refused: see the marked row.').waitFor();
     assert.equal(await page.locator('#slot-errors li').count(), 0);
     await fixed.fill('');
     await page.getByText(/^value in cents need the currency they are in/).waitFor();

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { leafSide } from '../../../core/samples/evidence.ts';
 import { CONFIDENCE_LEVELS } from '../../../core/samples/guess.ts';
 import { guessChoices, inferFields, parseSample } from '../../../core/samples/index.ts';
+import { directionOf } from '../../../core/samples/roles.ts';
 
 /** The page's steps on one JSON body. */
 function guess(body: unknown) {
@@ -105,11 +106,29 @@ describe('creator: evidence beyond the name', () => {
     const q = g.questions.find((x) => x.field === 'value');
     assert.ok(q, 'a question');
     assert.equal(q.options.length, 3);
-    const exact = guess({ total: 20, amount_due: 0 });
+    const exact = guess({ total: 20, amount_due: 0, currency: 'EUR' });
     assert.equal(exact.value?.column, 'total');
     assert.equal(
       exact.questions.find((x) => x.field === 'value'),
       undefined,
+    );
+  });
+
+  it('asks before taking an amount as the value when no currency stands in the payload', () => {
+    const lead = guess({ data: { Email: 'jo@example.com', Annual_Revenue: 250000, Company: 'Acme' } });
+    assert.equal(lead.value?.column, 'data.Annual_Revenue', 'the guess stays, preselected');
+    const q = lead.questions.find((x) => x.field === 'value');
+    assert.deepEqual(
+      q?.options.map((o) => o.column),
+      ['data.Annual_Revenue'],
+    );
+    assert.match(q?.ask ?? '', /no currency/);
+    assert.equal(at(lead, 'data.Annual_Revenue').confidence, 0.5);
+    const sale = guess({ amount: 12.5, currency: 'EUR' });
+    assert.equal(
+      sale.questions.find((x) => x.field === 'value'),
+      undefined,
+      'a currency beside it is the evidence',
     );
   });
 
@@ -135,6 +154,71 @@ describe('creator: evidence beyond the name', () => {
       'user.email',
       'an owner’s e-mail is not the person’s',
     );
+  });
+
+  it('asks before taking an e-mail known by its values alone', () => {
+    const g = guess({
+      id: 'ev_1',
+      source: 'admin_console',
+      user: 'admin@shop.example',
+      content: { id: 'x' },
+    });
+    assert.equal(at(g, 'user').target, 'user.email', 'the guess stays, preselected');
+    const q = g.questions.find((x) => x.target === 'user.email');
+    assert.deepEqual(
+      q?.options.map((o) => o.column),
+      ['user'],
+    );
+    assert.equal(at(g, 'user').confidence, 0.5);
+    const named = guess({ contact: { email: 'jo@example.com' }, correo: 'ana@example.com' });
+    assert.equal(
+      named.questions.find((x) => x.target === 'user.email'),
+      undefined,
+      'a name that says e-mail needs no question',
+    );
+  });
+
+  it('never takes a time planned for the thing as when the event happened', () => {
+    const g = guess({
+      type: 'booking.created',
+      data: { booking: { id: 'bkg_1', startsAt: '2026-11-30T14:00:00Z', endsAt: '2026-11-30T14:30:00Z' } },
+    });
+    assert.equal(g.eventTime.column, undefined, 'the time it arrives, not the booking’s start');
+    assert.match(g.eventTime.why, /"starts" names a time planned/);
+    const sub = guess({ started_at: '2026-11-01T10:00:00Z', current_term_end: '2026-12-01T10:00:00Z' });
+    assert.equal(sub.eventTime.column, 'started_at', 'a start that happened stays a candidate');
+  });
+
+  it('reads from and to by the way the message went: out from the business, in from the person', () => {
+    const sent = guess({
+      type: 'activity.sent',
+      data: { email: { from: 'news@shop.example', to: 'jo@example.com', subject: 'Hi' } },
+    });
+    assert.notEqual(
+      at(sent, 'data.email.from').target,
+      'user.email',
+      'the sender of a sent e-mail is the business',
+    );
+    assert.match(at(sent, 'data.email.from').why, /went out/);
+    assert.equal(at(sent, 'data.email.to').target, 'user.email');
+    const inbound = guess({ direction: 'inbound', from: '+14155552671', to: '+18445550001' });
+    assert.equal(at(inbound, 'from').target, 'user.phone');
+    assert.notEqual(at(inbound, 'to').target, 'user.phone');
+    // Both ways named (Green API's `outgoingMessageReceived`): the word of direction settles it.
+    assert.equal(directionOf(inferFields(parseSample('{"typeWebhook":"outgoingMessageReceived"}'))), 'out');
+    assert.equal(directionOf(inferFields(parseSample('{"type":"ticket.updated"}'))), undefined);
+  });
+
+  it('never takes an owner’s or an agent’s details as the person’s; a sender only when the message came in', () => {
+    const ticket = guess({
+      ticket: { customer: { email: 'jo@example.com' }, owner: { email: 'agent@shop.example' } },
+    });
+    assert.equal(at(ticket, 'ticket.customer.email').target, 'user.email');
+    assert.notEqual(at(ticket, 'ticket.owner.email').target, 'user.email');
+    const unknown = guess({ sender: { phone: '+31612345678' }, text: 'hi' });
+    assert.notEqual(at(unknown, 'sender.phone').target, 'user.phone', 'nothing says which way it went');
+    const inbound = guess({ type: 'message.received', sender: { phone: '+31612345678' } });
+    assert.equal(at(inbound, 'sender.phone').target, 'user.phone');
   });
 
   it('shows only the calibrated confidence levels', () => {
