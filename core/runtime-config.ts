@@ -99,6 +99,13 @@ export const ENV = Object.freeze({
   /** `store`: the micro-batch window in milliseconds (the default suits most loads). */
   storeBatchMs: 'EVENTBUS_STORE_BATCH_MS',
   /**
+   * `forward`, `forward-catalog`: the first fan-out's window in milliseconds (core/claims/send-once.ts,
+   * default FIRST_WINDOW_MS, 2 minutes): how long after it is published a first fan-out's message
+   * sends without a claim, and so how long a copy waits for it. Every forward instance must be
+   * given the same value; tests shorten it instead of waiting it out. Unset on Google Cloud.
+   */
+  firstWindowMs: 'EVENTBUS_FIRST_WINDOW_MS',
+  /**
    * The OTLP/HTTP base URL spans are exported to (docs/observability.md), and the delivery
    * functions' metrics (`/v1/metrics`): Google's Telemetry API, `https://telemetry.googleapis.com`
    * (set by Pulumi), locally the supervisor's receiver; unset, spans are made and their context
@@ -200,6 +207,8 @@ export function listenAddress(env: Readonly<Record<string, string | undefined>>,
 export interface FunctionConfig extends RuntimeConfig {
   /** `store`: the micro-batch window in milliseconds; absent: the writer's default. */
   readonly storeBatchMs?: number;
+  /** `forward`: the first fan-out's window in milliseconds; absent: FIRST_WINDOW_MS (core/claims/send-once.ts). */
+  readonly firstWindowMs?: number;
   /** The Pub/Sub emulator's host:port, for a publisher the function builds itself (locally). */
   readonly pubsubEmulatorHost?: string;
   /** The Firestore emulator's host:port, for the claims (core/claims/claim-store.ts), locally. */
@@ -228,11 +237,16 @@ export function readFunctionConfig(
   const storeBatchMs = batch ? Number(batch) : undefined;
   if (storeBatchMs !== undefined && !(storeBatchMs >= 0))
     throw new Error(`${ENV.storeBatchMs} is not a number of milliseconds: ${batch}`);
+  const window = env[ENV.firstWindowMs];
+  const firstWindowMs = window ? Number(window) : undefined;
+  if (firstWindowMs !== undefined && !(Number.isInteger(firstWindowMs) && firstWindowMs > 0))
+    throw new Error(`${ENV.firstWindowMs} is not a whole number of milliseconds above 0: ${window}`);
   const emulator = env[ENV.pubsubEmulatorHost];
   const firestore = env[ENV.firestoreEmulatorHost];
   return Object.freeze({
     ...readRuntimeConfig(env, readText),
     ...(storeBatchMs !== undefined ? { storeBatchMs } : {}),
+    ...(firstWindowMs !== undefined ? { firstWindowMs } : {}),
     ...(emulator ? { pubsubEmulatorHost: emulator } : {}),
     ...(firestore ? { firestoreEmulatorHost: firestore } : {}),
     listen: listenAddress(env),

@@ -23,7 +23,6 @@
  *   npm run chaos -- --events 500 --freeze 30       # smaller
  *   npm run chaos -- --copies 1,30                  # producers' copies after 1 s and 30 s
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import {
   Agent,
@@ -47,6 +46,7 @@ import { freePort } from '../local/ports.ts';
 import { emulatorPubSub } from '../local/provision.ts';
 import { DEFAULT_PORTS } from '../local/services.ts';
 import type { Settings } from '../schemas/settings.ts';
+import { startEnvironment } from './chaos-start.ts';
 
 const REPO = resolve(import.meta.dirname, '..');
 // Offline: Google's clients must not probe for a GCE metadata server.
@@ -121,6 +121,8 @@ export interface ChaosOptions {
    * duplicates measures folding. Default false.
    */
   readonly freezeAfterKills?: boolean;
+  /** More variables for `eventbus start` (EVENTBUS_FIRST_WINDOW_MS: core/claims/send-once.ts). */
+  readonly env?: Readonly<Record<string, string>>;
   readonly log?: (line: string) => void;
 }
 
@@ -268,41 +270,6 @@ async function startCountingReceiver() {
   };
 }
 
-/** `eventbus start` as a user runs it; resolves once every service is ready, with their pids. */
-async function startEnvironment(
-  settingsFile: string,
-  dataDir: string,
-  ports: Record<string, number>,
-  egressAllow: string,
-): Promise<{ child: ChildProcess; pids: Map<string, number>; output: () => string }> {
-  const args = [join(REPO, 'cli', 'main.ts'), 'start', '--env', settingsFile, '--data-dir', dataDir];
-  for (const [name, port] of Object.entries(ports)) args.push('--port', `${name}=${port}`);
-  const child = spawn(process.execPath, args, {
-    cwd: REPO,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    // The chaos receiver runs here, not as the environment's: the egress gate is told of it.
-    env: { ...process.env, EVENTBUS_TICK_SECONDS: '10', EVENTBUS_EGRESS_ALLOW: egressAllow },
-  });
-  let output = '';
-  child.stdout?.on('data', (b: Buffer) => {
-    output += b.toString();
-  });
-  child.stderr?.on('data', (b: Buffer) => {
-    output += b.toString();
-  });
-  const deadline = Date.now() + 120_000;
-  while (!/development token/.test(output)) {
-    if (child.exitCode !== null || Date.now() > deadline)
-      throw new Error(`eventbus start failed:\n${output}`);
-    await sleep(200);
-  }
-  const pids = new Map<string, number>();
-  for (const m of output.matchAll(/^(\w+) ready on \S+ \(pid (\d+)\)/gm))
-    pids.set(m[1] as string, Number(m[2]));
-  if (child.pid) pids.set('supervisor', child.pid);
-  return { child, pids, output: () => output };
-}
-
 export async function runChaos(options: ChaosOptions = DEFAULT_CHAOS): Promise<ChaosReport> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const started = Date.now();
@@ -334,7 +301,9 @@ ${
 `
 }`,
   );
-  let env = await startEnvironment(settingsFile, dataDir, ports, receiver.url);
+  // The chaos receiver runs here, not as the environment's: the egress gate is told of it.
+  const startEnv = { EVENTBUS_TICK_SECONDS: '10', EVENTBUS_EGRESS_ALLOW: receiver.url, ...options.env };
+  let env = await startEnvironment(settingsFile, dataDir, ports, startEnv);
   let restarts = 0;
   const token = () => readFileSync(join(dataDir, 'dev-token'), 'utf8').trim();
   const gateway = `http://127.0.0.1:${ports['gateway']}`;
@@ -507,7 +476,7 @@ ${
     }
     if (outcome === 'exited') {
       await sleep(1000);
-      env = await startEnvironment(settingsFile, dataDir, ports, receiver.url);
+      env = await startEnvironment(settingsFile, dataDir, ports, startEnv);
       log(`restarted (${restarts + 1})`);
     } else {
       env.pids.set(name, outcome);

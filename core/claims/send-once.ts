@@ -57,11 +57,16 @@ export function leaseMs(timeoutMs: number): number {
 
 /**
  * Until when a first fan-out's message may still be sending: its publish comes at most one store
- * push after the sighting, its first attempt at most FIRST_WINDOW_MS after that, and the call ends
- * within its lease.
+ * push after the sighting, its first attempt at most the first window (FIRST_WINDOW_MS unless
+ * EVENTBUS_FIRST_WINDOW_MS sets it) after that, and the call ends within its lease.
  */
-export function firstFanOutHorizon(sightedAt: number, storePushMs: number, timeoutMs: number): number {
-  return sightedAt + storePushMs + FIRST_WINDOW_MS + leaseMs(timeoutMs);
+export function firstFanOutHorizon(
+  sightedAt: number,
+  storePushMs: number,
+  timeoutMs: number,
+  windowMs: number = FIRST_WINDOW_MS,
+): number {
+  return sightedAt + storePushMs + windowMs + leaseMs(timeoutMs);
 }
 
 export interface SendRequest {

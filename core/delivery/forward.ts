@@ -74,6 +74,12 @@ export interface ForwardDeps {
    * published within it of the first sighting (core/claims/send-once.ts). Default 60 s.
    */
   readonly storePushMs?: number;
+  /**
+   * The first fan-out's window (EVENTBUS_FIRST_WINDOW_MS): a first fan-out's first attempt this
+   * long after its publish sends without a claim, and a copy waits for it that much longer.
+   * Default FIRST_WINDOW_MS (2 minutes).
+   */
+  readonly firstWindowMs?: number;
   /** Holds calls back from a destination that stopped answering (breaker.ts). Absent: never. */
   readonly breaker?: Breaker;
   /**
@@ -449,7 +455,7 @@ function sendOnce(call: Call): MaybePromise<ForwardResult> {
     !d.force &&
     d.attempt <= 1 &&
     d.publishedAt !== undefined &&
-    now - d.publishedAt < FIRST_WINDOW_MS;
+    now - d.publishedAt < (d.deps.firstWindowMs ?? FIRST_WINDOW_MS);
   if (privileged) {
     d.cleared = true;
     d.unclaimed = true;
@@ -461,7 +467,12 @@ function sendOnce(call: Call): MaybePromise<ForwardResult> {
   const horizon =
     d.first || sightedAt === undefined
       ? undefined
-      : firstFanOutHorizon(sightedAt, d.deps.storePushMs ?? 60_000, timeoutMs);
+      : firstFanOutHorizon(
+          sightedAt,
+          d.deps.storePushMs ?? 60_000,
+          timeoutMs,
+          d.deps.firstWindowMs ?? FIRST_WINDOW_MS,
+        );
   return claimSend({
     store: claims,
     id: deliveryId(d.ids.event_id, d.ids.payload_digest, d.destination.id),

@@ -10,7 +10,6 @@ import type { Request, Response } from '@google-cloud/functions-framework';
 import { segmentActionDriver } from '../../adapters/segment-actions/driver.ts';
 import type { RefreshTokenStore } from '../../adapters/segment-actions/run.ts';
 import { andThen } from '../../core/maybe-async.ts';
-import type { Plan } from '../../core/plan.ts';
 import type { Driver } from '../../core/platforms/driver.ts';
 import { withOAuthConnection } from '../../core/platforms/segment-action/oauth.ts';
 import type { Destination, Settings } from '../../schemas/settings.ts';
@@ -29,7 +28,7 @@ export interface ForwardCatalogServices extends Omit<ForwardServices, 'driverFor
  * no driver for.
  */
 export function createForwardCatalogHandler(
-  config: { readonly settings: Readonly<Settings>; readonly plan: Plan },
+  config: Parameters<typeof createForwardHandler>[0],
   services: () => ForwardCatalogServices | Promise<ForwardCatalogServices>,
 ): (req: Request, res: Response) => Promise<unknown> | undefined {
   let built: { from: ForwardCatalogServices; services: ForwardServices } | undefined;

@@ -50,7 +50,12 @@ export interface ForwardServices {
  * light), and may be given as a promise while they load.
  */
 export function createForwardHandler(
-  config: { readonly settings: Readonly<Settings>; readonly plan: Plan },
+  config: {
+    readonly settings: Readonly<Settings>;
+    readonly plan: Plan;
+    /** EVENTBUS_FIRST_WINDOW_MS (core/runtime-config.ts); absent: FIRST_WINDOW_MS. */
+    readonly firstWindowMs?: number;
+  },
   services: () => ForwardServices | Promise<ForwardServices>,
 ): (req: Request, res: Response) => Promise<unknown> | undefined {
   const destinations = config.settings.destinations ?? [];
@@ -84,6 +89,7 @@ export function createForwardHandler(
       handshakes,
       // A first fan-out's messages are published within one store push of the sighting.
       storePushMs: (config.settings.functions?.store?.timeout_seconds ?? 60) * 1000,
+      ...(config.firstWindowMs !== undefined ? { firstWindowMs: config.firstWindowMs } : {}),
       ...(s.claims ? { claims: s.claims } : {}),
       ...(s.definitionFor ? { definitionFor: s.definitionFor } : {}),
       ...(s.accessToken ? { accessToken: s.accessToken } : {}),

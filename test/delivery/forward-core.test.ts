@@ -207,6 +207,24 @@ describe('forward core (one push → ledger rows and ack)', () => {
     assert.deepEqual([r.ack, refusing.records.size], [false, 0]);
   });
 
+  it('a copy waits out the first fan-out’s window the deps give (EVENTBUS_FIRST_WINDOW_MS), 2 minutes by default', async () => {
+    // Sighted 150 s ago: one store push (60 s), the window and a lease (60 s) later the first
+    // fan-out has surely ended; a copy (not the first fan-out's message) waits until then.
+    const event = {
+      ...stored,
+      payload_digest: 'e'.repeat(64),
+      received_at: new Date(now.getTime() - 150_000).toISOString(),
+    };
+    const copy = { ...pushOf(event, 1), messageId: 'm-copy' };
+    const held = deps(ok(200));
+    const waited = await forwardPush(copy, { ...held.d, claims: memoryClaims() });
+    assert.deepEqual([waited.ack, held.sent.length], [false, 0]);
+    assert.match(waited.entries[0]?.row.reason ?? '', /first fan-out may still be sending/);
+    const short = deps(ok(200));
+    const sent = await forwardPush(copy, { ...short.d, claims: memoryClaims(), firstWindowMs: 10_000 });
+    assert.deepEqual([sent.ack, sent.entries[0]?.row.status, short.sent.length], [true, 'delivered', 1]);
+  });
+
   it('uses the destination timeout', async () => {
     const { d, sent } = deps(ok(200));
     await forwardPush(pushOf(stored), { ...d, destinations: [{ ...hook, timeout_ms: 1234 }] });

@@ -39,7 +39,7 @@ import { buildAssets } from '../../studio/assets.ts';
 import { startStudio } from '../../studio/server.ts';
 import { testSettings } from '../storage/support.ts';
 import { seriousAxeViolations } from '../support/axe.ts';
-import { onStudioPage } from '../support/studio-page.ts';
+import { onStudioPage, studioPageBrowser } from '../support/studio-page.ts';
 import { studioWarehouse } from '../support/studio-warehouse.ts';
 
 const TOKEN = 'debugger-page-admin-token-0123456789';
@@ -55,6 +55,8 @@ async function plainRows(bq: BigQuery, query: string, params?: Record<string, un
 
 describe('studio: the per-destination debugger in a browser, send again included', function () {
   this.timeout(180_000);
+  // Its pages share one Chromium (test/support/studio-page.ts).
+  studioPageBrowser();
   const fx = emulatorWithFreshBuckets('debugger-page');
   const shots = process.env.SCREENSHOTS ?? mkdtempSync(join(tmpdir(), 'debugger-shots-'));
   mkdirSync(shots, { recursive: true });

@@ -26,13 +26,15 @@ import { startStudio } from '../../studio/server.ts';
 import { testSettings } from '../storage/support.ts';
 import { adminCall } from '../support/admin-call.ts';
 import { seriousAxeViolations } from '../support/axe.ts';
-import { onStudioPage } from '../support/studio-page.ts';
+import { onStudioPage, studioPageBrowser } from '../support/studio-page.ts';
 
 const TOKEN = 'destination-health-admin-token-0123456789';
 const HOUR = 3_600_000;
 
 describe('studio: destination health agrees with SQL over the ledger', function () {
   this.timeout(120_000);
+  // Its pages share one Chromium (test/support/studio-page.ts).
+  studioPageBrowser();
   const settings = testSettings();
   const p = plan(settings);
   const fx = emulatorWithFreshBuckets('destination-health');

@@ -37,12 +37,14 @@ import {
 import { testSettings } from '../storage/support.ts';
 import { adminCall } from '../support/admin-call.ts';
 import { seriousAxeViolations } from '../support/axe.ts';
-import { onStudioPage } from '../support/studio-page.ts';
+import { onStudioPage, studioPageBrowser } from '../support/studio-page.ts';
 
 const TOKEN = 'live-events-admin-token-0123456789';
 
 describe('studio: live events show a refused request with its reason', function () {
   this.timeout(120_000);
+  // Its pages share one Chromium (test/support/studio-page.ts).
+  studioPageBrowser();
   const settings = testSettings();
   const p = plan(settings);
   const fx = emulatorWithFreshBuckets('live-events');

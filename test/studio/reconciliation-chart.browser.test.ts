@@ -23,7 +23,7 @@ import { testSettings } from '../storage/support.ts';
 import { adminCall } from '../support/admin-call.ts';
 import { seriousAxeViolations } from '../support/axe.ts';
 import { dayEvent, dayLedgerRow, RECONCILIATION_DESTINATIONS } from '../support/reconciliation-fixture.ts';
-import { onStudioPage } from '../support/studio-page.ts';
+import { onStudioPage, studioPageBrowser } from '../support/studio-page.ts';
 import { studioWarehouse } from '../support/studio-warehouse.ts';
 
 const TOKEN = 'reconciliation-chart-admin-token-0123456789';
@@ -31,6 +31,8 @@ const DAY = 86_400_000;
 
 describe('studio: the destination page reconciles permitted, sent, accepted and counted', function () {
   this.timeout(120_000);
+  // Its pages share one Chromium (test/support/studio-page.ts).
+  studioPageBrowser();
   const settings = testSettings({ destinations: RECONCILIATION_DESTINATIONS } as never);
   const p = plan(settings);
   const fx = emulatorWithFreshBuckets('reconciliation-chart');

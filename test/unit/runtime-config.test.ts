@@ -84,6 +84,7 @@ describe('runtime config: a function’s configuration, read once', () => {
     const env = {
       [ENV.settings]: SETTINGS,
       [ENV.storeBatchMs]: '2',
+      [ENV.firstWindowMs]: '15000',
       [ENV.pubsubEmulatorHost]: '127.0.0.1:8085',
       [ENV.port]: '9090',
       [ENV.host]: '0.0.0.0',
@@ -92,6 +93,7 @@ describe('runtime config: a function’s configuration, read once', () => {
     const config = readFunctionConfig(env);
     assert.equal(config.project, 'shop-project');
     assert.equal(config.storeBatchMs, 2);
+    assert.equal(config.firstWindowMs, 15_000);
     assert.equal(config.pubsubEmulatorHost, '127.0.0.1:8085');
     assert.deepEqual(config.listen, { host: '0.0.0.0', port: 9090 });
     // Secrets looked up by name read the same environment (adapters/secrets.ts).
@@ -102,16 +104,22 @@ describe('runtime config: a function’s configuration, read once', () => {
   it('leaves out what is not set: the writer’s batch window, no emulator, loopback on 8080', () => {
     const config = readFunctionConfig({ [ENV.settings]: SETTINGS });
     assert.equal('storeBatchMs' in config, false);
+    assert.equal('firstWindowMs' in config, false);
     assert.equal('pubsubEmulatorHost' in config, false);
     assert.deepEqual(config.listen, { host: '127.0.0.1', port: 8080 });
     assert.deepEqual(listenAddress({}, 8090), { host: '127.0.0.1', port: 8090 });
   });
 
-  it('refuses a batch window or a port that is not a number, naming the variable', () => {
+  it('refuses a batch window, a first window or a port that is not a number, naming the variable', () => {
     assert.throws(
       () => readFunctionConfig({ [ENV.settings]: SETTINGS, [ENV.storeBatchMs]: 'soon' }),
       /EVENTBUS_STORE_BATCH_MS is not a number of milliseconds: soon/,
     );
+    for (const bad of ['soon', '0', '-5', '1.5'])
+      assert.throws(
+        () => readFunctionConfig({ [ENV.settings]: SETTINGS, [ENV.firstWindowMs]: bad }),
+        new RegExp(`EVENTBUS_FIRST_WINDOW_MS is not a whole number of milliseconds above 0: ${bad}`),
+      );
     assert.throws(
       () => readFunctionConfig({ [ENV.settings]: SETTINGS, [ENV.port]: 'http' }),
       /PORT is not a port: http/,

@@ -69,8 +69,8 @@ describe('test tiers: test:fast starts no browser', () => {
 });
 
 describe('test tiers: where a test file runs', () => {
-  it('npm test runs every test file of the repository', () => {
-    const all = globsOf(scripts['test'] ?? '');
+  it('npm test, or the slow tier after it, runs every test file of the repository', () => {
+    const all = [...globsOf(scripts['test'] ?? ''), ...globsOf(scripts['test:slow'] ?? '')];
     const emulatorTests = readdirSync(join(root, 'emulators')).flatMap((name) =>
       statSync(join(root, 'emulators', name)).isDirectory() &&
       readdirSync(join(root, 'emulators', name)).includes('test')
@@ -83,6 +83,21 @@ describe('test tiers: where a test file runs', () => {
       files.filter((f) => !all.some((g) => matchesGlob(f, g))),
       [],
     );
+  });
+
+  it('the slow tier is its own folder, which npm test leaves out and CI runs after it', () => {
+    assert.deepEqual(globsOf(scripts['test:slow'] ?? ''), ['test/slow/**/*.test.ts']);
+    const slow = testFiles('test/slow');
+    assert.ok(slow.length > 0, 'test/slow holds no test');
+    const all = globsOf(scripts['test'] ?? '');
+    assert.deepEqual(
+      slow.filter((f) => all.some((g) => matchesGlob(f, g))),
+      [],
+    );
+    const ci = readFileSync(join(root, '.ci', 'run'), 'utf8').split('\n');
+    const at = (command: string) => ci.findIndex((line) => line.trim() === command);
+    assert.ok(at('npm test') >= 0, '.ci/run runs no npm test');
+    assert.ok(at('npm run test:slow') > at('npm test'), '.ci/run runs no test:slow after npm test');
   });
 
   it("no test of test:fast's folders starts the CLI as a child process (that is test/cli/)", () => {
