@@ -1,8 +1,9 @@
 /**
  * `npm run mutate -- <module>`: Stryker (stryker.config.mjs) over one module that holds a promise,
  * with the tests that keep it (docs/testing.md). A module is a name below, or a file of core/
- * (`core/consent/us-privacy.ts`) with its folder's tests. `npm run mutate` alone lists them;
- * `--no-check` skips the TypeScript check of each mutant.
+ * (`core/consent/us-privacy.ts`) with its folder's tests, or lines of one
+ * (`core/consent/us-privacy.ts:40-60,95-99`: a re-run of the survivors' lines once tests were added).
+ * `npm run mutate` alone lists them; `--no-check` skips the TypeScript check of each mutant.
  */
 import { existsSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -44,10 +45,19 @@ export const MODULES: Readonly<Record<string, { mutate: string[]; tests: string[
   },
 };
 
-/** The files and tests of a module name, or of one file of core/ with its folder's tests. */
+/**
+ * The files and tests of a module name, or of one file of core/ with its folder's tests; a file
+ * may end in `:<lines>`, ranges such as `10-20,31-31`, to mutate only those lines.
+ */
 export function moduleOf(name: string): { mutate: string[]; tests: string[] } | undefined {
   const known = MODULES[name];
   if (known) return known;
+  const lines = /^(.+\.ts):(\d+-\d+(?:,\d+-\d+)*)$/.exec(name);
+  if (lines) {
+    const whole = moduleOf(lines[1] as string);
+    const ranges = (lines[2] as string).split(',');
+    return whole && { ...whole, mutate: ranges.map((r) => `${whole.mutate[0]}:${r}`) };
+  }
   const file = name.endsWith('.ts') ? name : `${name}.ts`;
   const path = file.startsWith('core/') ? file : `core/${file}`;
   if (path.split('/').includes('..') || !existsSync(join(root, path))) return undefined;

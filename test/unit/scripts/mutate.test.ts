@@ -37,6 +37,12 @@ describe('scripts: npm run mutate picks a module', () => {
       mutate: ['core/egress/policy.ts'],
       tests: ['test/unit/egress/**/*.test.ts'],
     });
+    assert.deepEqual(moduleOf('core/consent/us-privacy.ts:40-60,95-95'), {
+      mutate: ['core/consent/us-privacy.ts:40-60', 'core/consent/us-privacy.ts:95-95'],
+      tests: ['test/unit/consent/**/*.test.ts'],
+    });
+    assert.equal(moduleOf('core/consent/us-privacy.ts:40'), undefined);
+    assert.equal(moduleOf('decision:1-2'), undefined);
     assert.equal(moduleOf('core/nothing-here.ts'), undefined);
     assert.equal(moduleOf('../package.json'), undefined);
     assert.equal(moduleOf('core/../scripts/mutate.ts'), undefined);

@@ -5,10 +5,10 @@ import {
   evaluateCondition,
   readPath,
   sampleBucket,
-} from '../../core/decision/decision.ts';
-import { checkDecisionSettings } from '../../core/decision/destination-checks.ts';
-import type { StoredEvent } from '../../core/event.ts';
-import type { Destination, Settings } from '../../schemas/settings.ts';
+} from '../../../core/decision/decision.ts';
+import { checkDecisionSettings } from '../../../core/decision/destination-checks.ts';
+import type { StoredEvent } from '../../../core/event.ts';
+import type { Destination, Settings } from '../../../schemas/settings.ts';
 
 const known = new Set(['view_content', 'purchase', 'page_view']);
 const options = { isKnownEvent: (n: string) => known.has(n) };

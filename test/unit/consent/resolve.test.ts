@@ -8,17 +8,17 @@
  */
 import assert from 'node:assert/strict';
 import { GppModel } from '@iabgpp/cmpapi';
-import { resolveConsent, resolvePurposes } from '../../core/consent/resolve.ts';
-import { decideOne } from '../../core/decision/decision.ts';
-import type { StoredEvent } from '../../core/event.ts';
-import type { DriverContext } from '../../core/platforms/driver.ts';
-import { ga4MpDriver } from '../../core/platforms/ga4/index.ts';
-import { metaCapiDriver } from '../../core/platforms/meta/index.ts';
-import { PLATFORMS } from '../../core/platforms/platforms.ts';
-import { TCF_VENDORS } from '../../core/platforms/requirements.ts';
-import { tiktokEventsDriver } from '../../core/platforms/tiktok/index.ts';
-import type { Destination } from '../../schemas/settings.ts';
-import { tcString } from '../support/tc-strings.ts';
+import { resolveConsent, resolvePurposes } from '../../../core/consent/resolve.ts';
+import { decideOne } from '../../../core/decision/decision.ts';
+import type { StoredEvent } from '../../../core/event.ts';
+import type { DriverContext } from '../../../core/platforms/driver.ts';
+import { ga4MpDriver } from '../../../core/platforms/ga4/index.ts';
+import { metaCapiDriver } from '../../../core/platforms/meta/index.ts';
+import { PLATFORMS } from '../../../core/platforms/platforms.ts';
+import { TCF_VENDORS } from '../../../core/platforms/requirements.ts';
+import { tiktokEventsDriver } from '../../../core/platforms/tiktok/index.ts';
+import type { Destination } from '../../../schemas/settings.ts';
+import { tcString } from '../../support/tc-strings.ts';
 
 const options = { isKnownEvent: () => true };
 const ALL_GRANTED = {
