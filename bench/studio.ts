@@ -150,9 +150,7 @@ async function creatorFigures({ rows, runs, clicks: clickCount }: Size): Promise
       }, csv);
       const started = Date.now();
       await page.getByRole('button', { name: 'Read the sample' }).click();
-      await page
-        .getByText(`${rows} row(s), ${COLUMNS} column(s)`, { exact: false })
-        .waitFor({ timeout: 60_000 });
+      await page.getByText(`${rows} rows, ${COLUMNS} columns`, { exact: false }).waitFor({ timeout: 60_000 });
       shown.push(Date.now() - started);
       await page
         .locator('#row-check', { hasText: /fit the definition|would be refused/ })
