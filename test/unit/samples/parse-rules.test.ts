@@ -56,12 +56,26 @@ describe('a sample, rule by rule', () => {
       reason: 'the text is one line of key=value pairs joined by &: a form post',
     });
     assert.equal(detectFormat('a\tb\n1\t2').format, 'tsv');
+    assert.deepEqual(detectFormat('\ufeff{"a":1}'), {
+      format: 'json',
+      reason: 'the text is one JSON object',
+    });
+    assert.deepEqual(detectFormat('{"a":1}x'), broken);
+    assert.deepEqual(detectFormat('[1]\n[2]'), broken);
+  });
+
+  it('reads JSON after a byte order mark, with a header', () => {
+    const read = parseSample('\ufeff{"a":1}');
+    assert.equal(read.header, true);
+    assert.deepEqual(read.rows, [{ a: 1 }]);
   });
 
   it('reads broken JSON as one problem with no rows', () => {
     for (const options of [{}, { format: 'json' as const }]) {
       const read = parseSample('{"a":', options);
       assert.equal(read.format, 'json');
+      assert.equal(read.header, true);
+      assert.deepEqual(read.columns, []);
       assert.deepEqual(read.rows, []);
       assert.equal(read.problems.length, 1);
       assert.match(read.problems[0]?.message ?? '', /^not valid JSON/);
@@ -105,6 +119,7 @@ describe('a sample, rule by rule', () => {
     assert.equal(parseSample(text, { format: 'csv', quoteChar: "'" }).delimiter, ';');
     assert.equal(parseSample(text, { format: 'csv' }).delimiter, ',');
     assert.equal(parseSample('a;b\n1;2\n', { delimiter: '|' }).delimiter, '|');
+    assert.equal(parseSample('a;b\n1;2\n', { format: 'tsv' }).delimiter, '\t');
   });
 
   it('decodes UTF-16 big-endian with its mark, and windows-1252 when UTF-8 fails', () => {
@@ -114,5 +129,14 @@ describe('a sample, rule by rule', () => {
     });
     assert.deepEqual(decodeSample(new Uint8Array([0xff, 0x41])), { text: 'ÿA', encoding: 'windows-1252' });
     assert.deepEqual(decodeSample(new Uint8Array([0xfe, 0x41])), { text: 'þA', encoding: 'windows-1252' });
+    assert.deepEqual(decodeSample(new Uint8Array([0x41, 0xfe])), { text: 'Aþ', encoding: 'windows-1252' });
+    assert.deepEqual(decodeSample(new Uint8Array([0x41, 0xff])), { text: 'Aÿ', encoding: 'windows-1252' });
+  });
+
+  it('decodes UTF-16 with a lone surrogate to a replacement character, never throwing', () => {
+    assert.deepEqual(decodeSample(new Uint8Array([0xff, 0xfe, 0x41, 0x00, 0x00, 0xd8])), {
+      text: 'A\ufffd',
+      encoding: 'utf-16le',
+    });
   });
 });
