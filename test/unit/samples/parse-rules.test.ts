@@ -21,6 +21,7 @@ describe('a sample, rule by rule', () => {
       ['\uffff', 3],
       ['😀', 4],
       ['\ud800\udc00', 4],
+      ['\udbff\udfff', 4],
     ] as const) {
       const text = `h\n${char.repeat(10)}`;
       const size = 2 + 10 * bytes;
@@ -33,10 +34,14 @@ describe('a sample, rule by rule', () => {
     const big = parseSample('{"a":1}', { maxBytes: 3 });
     assert.equal(big.format, 'json');
     assert.equal(big.header, false);
+    assert.deepEqual([big.columns, big.rows], [[], []]);
     assert.deepEqual(big.problems, [{ message: 'the sample is larger than 3 bytes: paste fewer rows' }]);
     assert.equal(parseSample('{"a":1}', { maxBytes: 3, format: 'ndjson' }).format, 'ndjson');
     assert.equal(parseSample('  ', { format: 'tsv' }).format, 'tsv');
-    assert.equal(parseSample('  ').format, 'csv');
+    const empty = parseSample('  ');
+    assert.equal(empty.format, 'csv');
+    assert.equal(empty.header, false);
+    assert.deepEqual([empty.columns, empty.rows], [[], []]);
     assert.equal(parseSample('\ufeff').problems[0]?.message, 'the sample is empty');
   });
 
