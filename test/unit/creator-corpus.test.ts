@@ -13,6 +13,7 @@ import { CONFIDENCE_LEVELS } from '../../core/samples/guess.ts';
 import {
   guessedOf,
   HELD_OUT_3,
+  HELD_OUT_4,
   heldOutDigest,
   loadCorpus,
   MEASURED,
@@ -33,6 +34,13 @@ import {
  * on 2026-11-27, once their errors were known.
  */
 const HELD_OUT_SHA256 = '324a1631ab85a36da01593d10d12316f028c9d60ae7a510b02c3d460a9d3fa47';
+
+/**
+ * SHA-256 of the fourth held-out part (held-out-4/, 20 vendors none of the corpus had before, two
+ * per category), committed on its own before the inference changes that retire held-out-3. Only its
+ * reading step runs until those changes are done; then it is measured once.
+ */
+const HELD_OUT_4_SHA256 = 'be19bdb8b4fd6d001dc535dc8f564e6001dfab446d337d9ede1097fdb0c3f8e1';
 
 /**
  * Wrong identity or money fields filled without asking in the held-out part, measured once when
@@ -69,8 +77,13 @@ describe('the creator on its labelled corpus (issue #94)', () => {
       `${vendors('tuned').size} + ${vendors('held-out-3').size}`,
     );
     assert.ok(vendors('held-out-3').size >= 20, `${vendors('held-out-3').size} held out`);
-    const both = [...vendors('tuned')].filter((v) => vendors('held-out-3').has(v));
-    assert.deepEqual(both, [], 'a vendor is tuned on or held out, not both');
+    assert.ok(vendors('held-out-4').size >= 20, `${vendors('held-out-4').size} in the fourth held-out part`);
+    const both = SPLITS.flatMap((a, i) =>
+      SPLITS.slice(i + 1).flatMap((b) =>
+        [...vendors(a)].filter((v) => vendors(b).has(v)).map((v) => `${v}: ${a}, ${b}`),
+      ),
+    );
+    assert.deepEqual(both, [], 'a vendor is in one part only');
     for (const part of SPLITS) {
       const seen = new Set(samples.filter((s) => s.split === part).map((s) => s.truth.category));
       assert.deepEqual(
@@ -81,11 +94,16 @@ describe('the creator on its labelled corpus (issue #94)', () => {
     }
   });
 
-  it('keeps the held-out part as it was committed', () => {
+  it('keeps the held-out parts as they were committed', () => {
     assert.equal(
       heldOutDigest(undefined, HELD_OUT_3),
       HELD_OUT_SHA256,
       'test/fixtures/creator-corpus/held-out-3 changed',
+    );
+    assert.equal(
+      heldOutDigest(undefined, HELD_OUT_4),
+      HELD_OUT_4_SHA256,
+      'test/fixtures/creator-corpus/held-out-4 changed',
     );
   });
 
