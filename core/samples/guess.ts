@@ -23,6 +23,7 @@ import { type Evidence, evidenceOf, type Question, questionsFor } from './questi
 import { directionOf, notARegion, objectTypes, type RoleReading, roleOf, versionNamed } from './roles.ts';
 import type { InferredField } from './sample.ts';
 import { dataFieldName, type MappingSuggestion, type SuggestColumn, suggestMappings } from './suggest.ts';
+import { timeShapedAmount } from './two-evidence.ts';
 
 export type { Evidence, Question } from './questions.ts';
 
@@ -179,6 +180,8 @@ function refusals(fields: readonly InferredField[]): Refusal {
       if (weak) return weak;
       return target === 'user.region' && f ? notARegion(column, f, columns) : undefined;
     }
+    // An amount is a number that is not a time (FastSpring's `changedValue` in epoch milliseconds).
+    if (target === 'value' && f) return timeShapedAmount(f);
     // A currency is told by its codes, not by its name alone ("Credit Card" under `payment_currency`).
     if (target === 'currency' && f && f.format !== 'currency') return 'its values are not currency codes';
     if (target === 'page.url' && !pageColumn(column)) return 'not named as the page’s';
@@ -722,9 +725,12 @@ function actionSource(columns: readonly ColumnGuess[]): Guesses['actionSource'] 
 /** Why a column keeps no target it would take alone, when guess.ts refused it; else undefined. */
 function refusedWhy(column: SuggestColumn, refuse: Refusal): string | undefined {
   const [alone] = suggestMappings([column]);
-  const why = alone && alone.target !== 'event_data' ? refuse(column.name, alone.target) : undefined;
+  // A catalogue field refused (a `value` whose values are times) says so as a context target does.
+  const target = alone?.target === 'event_data' ? alone.field : alone?.target;
+  const why =
+    alone && target && target !== dataFieldName(column.name) ? refuse(column.name, target) : undefined;
   if (!alone || !why) return undefined;
   if (alone.target === 'page.url')
     return 'a URL, but not named as the page’s: kept as a field (a page URL makes it a website event)';
-  return `${alone.reason} (${alone.target}), but ${why}: kept as a field`;
+  return `${alone.reason} (${target}), but ${why}: kept as a field`;
 }
