@@ -23,7 +23,7 @@ import { type Evidence, evidenceOf, type Question, questionsFor } from './questi
 import { directionOf, notARegion, objectTypes, type RoleReading, roleOf, versionNamed } from './roles.ts';
 import type { InferredField } from './sample.ts';
 import { dataFieldName, type MappingSuggestion, type SuggestColumn, suggestMappings } from './suggest.ts';
-import { timeShapedAmount } from './two-evidence.ts';
+import { actorAbove, thinEvidenceQuestions, timeShapedAmount } from './two-evidence.ts';
 
 export type { Evidence, Question } from './questions.ts';
 
@@ -168,6 +168,8 @@ function refusals(fields: readonly InferredField[]): Refusal {
   return (column, target) => {
     const f = byName.get(column);
     if (target.startsWith('user') || target === 'device.locale') {
+      const above = actorAbove(column);
+      if (above) return above;
       const r = roleOf(column, typeOf, direction);
       const side = leafSide(column);
       // The field's own name says whose it is (`hidden.user_id`, `metadata.user_id`) over an
@@ -454,14 +456,16 @@ export function guessChoices(
   const roles = fields.map((f) => roleOf(f.name, typeOf, direction));
   personIdFromObject(fields, base, typeOf);
   const alone = fields.map((f) => suggestMappings([asColumn(f)])[0]?.target ?? 'event_data');
-  const questions = questionsFor(
-    base.map((g, i) => ({
-      field: fields[i] as InferredField,
-      target: g.target,
-      ...(g.field ? { guessed: g.field } : {}),
-      role: roles[i] as RoleReading,
-      alone: alone[i] as string,
-    })),
+  const asQuestions = base.map((g, i) => ({
+    field: fields[i] as InferredField,
+    target: g.target,
+    ...(g.field ? { guessed: g.field } : {}),
+    role: roles[i] as RoleReading,
+    alone: alone[i] as string,
+  }));
+  const questions = questionsFor(asQuestions);
+  questions.push(
+    ...thinEvidenceQuestions(asQuestions, new Set(questions.flatMap((q) => q.options.map((o) => o.column)))),
   );
   const rivals = amountRivals(fields, rows, base, suggestions);
   if (rivals) questions.push(rivals);
@@ -653,7 +657,12 @@ function personIdFromObject(
 ): void {
   if (base.some((g) => g.target === 'user_id' || g.target === 'user.external_id')) return;
   const direction = directionOf(fields);
-  const column = personObjectId(fields, (c) => roleOf(c, typeOf, direction));
+  // Under the business's side or an actor on a record (`ticket.owner.user.id`), never the person's.
+  const role = (c: string): RoleReading => {
+    const above = actorAbove(c);
+    return above ? { role: 'business', why: above } : roleOf(c, typeOf, direction);
+  };
+  const column = personObjectId(fields, role);
   const i = base.findIndex((g) => g.column === column);
   const was = base[i];
   if (!column || !was || was.target !== 'event_data') return;

@@ -1,10 +1,11 @@
 /**
  * Two kinds of evidence (issue #94, core/samples/two-evidence.ts and its use in guess.ts): an
- * amount is a number that is not a time.
+ * amount is a number that is not a time, and a person's id is neither under the business's side
+ * nor a record's `user` filled without asking: the page asks about the latter.
  */
 import assert from 'node:assert/strict';
 import { guessChoices, inferFields, parseSample } from '../../../core/samples/index.ts';
-import { timeShapedAmount } from '../../../core/samples/two-evidence.ts';
+import { actorAbove, recordsUser, timeShapedAmount } from '../../../core/samples/two-evidence.ts';
 
 /** The page's guesses on one JSON body, with `col` to reach one column's. */
 function guess(body: unknown) {
@@ -14,6 +15,8 @@ function guess(body: unknown) {
     col: (name: string) => g.columns.find((x) => x.column === name) ?? assert.fail(`no column ${name}`),
   });
 }
+const askedAbout = (g: ReturnType<typeof guess>, column: string) =>
+  g.questions.filter((q) => q.options.some((o) => o.column === column)).map((q) => q.target);
 const field = (name: string, examples: unknown[], extra: Record<string, unknown> = {}) =>
   ({ name, type: 'integer', examples, distinct: examples.length, nullable: false, ...extra }) as never;
 
@@ -35,5 +38,32 @@ describe('creator: two kinds of evidence', () => {
     assert.match(timeShapedAmount(field('amount_changed_at', [1700000000])) ?? '', /epoch seconds/);
     assert.match(timeShapedAmount(field('total', [1751328000000])) ?? '', /epoch milliseconds/);
     assert.equal(timeShapedAmount(field('total', [1751328000000, 2500])), undefined);
+  });
+
+  it('asks whether a record’s user is the person, and fills the payload’s own user', () => {
+    const deal = guess({ event: 'deal.created', deal: { id: 'd_1', user: { id: 'u_123', name: 'Ana' } } });
+    assert.equal(deal.col('deal.user.id').target, 'user_id');
+    assert.deepEqual(askedAbout(deal, 'deal.user.id'), ['user_id']);
+    assert.equal(deal.col('deal.user.id').confidence, 0.5);
+    const own = guess({ event: 'signup', data: { user: { id: 'u_123', email: 'ana@example.com' } } });
+    assert.equal(own.col('data.user.id').target, 'user_id');
+    assert.deepEqual(askedAbout(own, 'data.user.id'), []);
+    assert.match(recordsUser('document.user.id') ?? '', /inside document/);
+    assert.equal(recordsUser('data.object.user.id'), undefined);
+    assert.equal(recordsUser('order.customer.id'), undefined);
+  });
+
+  it('takes nothing of the person’s from under the business’s side or an actor, however deep', () => {
+    const g = guess({
+      event: 'ticket.created',
+      ticket: { owner: { user: { id: 'u_9', email: 'agent@example.com' } } },
+      customer: { email: 'c@example.com' },
+    });
+    assert.equal(g.col('ticket.owner.user.id').target, 'event_data');
+    assert.equal(g.col('ticket.owner.user.email').target, 'event_data');
+    assert.match(g.col('ticket.owner.user.email').why, /inside owner/);
+    assert.equal(g.col('customer.email').target, 'user.email');
+    assert.match(actorAbove('deal.created_by.email') ?? '', /inside created_by/);
+    assert.equal(actorAbove('data.customer.email'), undefined);
   });
 });
