@@ -42,16 +42,6 @@ const HELD_OUT_SHA256 = 'be19bdb8b4fd6d001dc535dc8f564e6001dfab446d337d9ede1097f
  */
 const HELD_OUT_SILENT_WRONG = 0;
 
-/**
- * The retired third held-out part's wrong guesses, known since it was measured (2026-11-27) and
- * fixed next by general rules; each fix takes its line out.
- */
-const RETIRED_UNFIXED = [
-  'ibm-verify/register.json: geoip.country_iso_code as user.country',
-  'scalev/order-created.json: mark_as_spam_by as user.country',
-  'woovi/charge-completed.json: charge.payer.name as user.country',
-];
-
 const CATEGORIES = [
   'payments',
   'subscriptions',
@@ -119,7 +109,10 @@ describe('the creator on its labelled corpus (issue #94)', () => {
 
   it('fills no identity or money field against its truth without asking (tuned part)', () => {
     const wrong = report.silentWrong.filter((w) => w.split === 'tuned');
-    assert.deepEqual(wrong.map((w) => `${w.sample}: ${w.column} as ${w.target}`).sort(), RETIRED_UNFIXED);
+    assert.deepEqual(
+      wrong.map((w) => `${w.sample}: ${w.column} as ${w.target}`),
+      [],
+    );
   });
 
   it('fills as many wrong identity or money fields without asking in the held-out part as documented', () => {

@@ -1,11 +1,17 @@
 /**
  * Two kinds of evidence (issue #94, core/samples/two-evidence.ts and its use in guess.ts): an
- * amount is a number that is not a time, and a person's id is neither under the business's side
- * nor a record's `user` filled without asking: the page asks about the latter.
+ * amount is a number that is not a time, a country is an ISO code under a name that says
+ * country, and a person's id is neither under the business's side nor a record's `user` filled
+ * without asking. Where only one kind of evidence is there, the page asks.
  */
 import assert from 'node:assert/strict';
 import { guessChoices, inferFields, parseSample } from '../../../core/samples/index.ts';
-import { actorAbove, recordsUser, timeShapedAmount } from '../../../core/samples/two-evidence.ts';
+import {
+  actorAbove,
+  countryEvidence,
+  recordsUser,
+  timeShapedAmount,
+} from '../../../core/samples/two-evidence.ts';
 
 /** The page's guesses on one JSON body, with `col` to reach one column's. */
 function guess(body: unknown) {
@@ -38,6 +44,27 @@ describe('creator: two kinds of evidence', () => {
     assert.match(timeShapedAmount(field('amount_changed_at', [1700000000])) ?? '', /epoch seconds/);
     assert.match(timeShapedAmount(field('total', [1751328000000])) ?? '', /epoch milliseconds/);
     assert.equal(timeShapedAmount(field('total', [1751328000000, 2500])), undefined);
+  });
+
+  it('fills a country only from an ISO code under a country’s name, and asks otherwise', () => {
+    const both = guess({ id: 'o_1', customer: { country: 'DE', email: 'a@example.com' } });
+    assert.equal(both.col('customer.country').target, 'user.country');
+    assert.deepEqual(askedAbout(both, 'customer.country'), []);
+    const codeOnly = guess({ id: 'o_1', flagged_by: 'ai' });
+    assert.equal(codeOnly.col('flagged_by').target, 'user.country');
+    assert.deepEqual(askedAbout(codeOnly, 'flagged_by'), ['user.country']);
+    assert.equal(codeOnly.col('flagged_by').confidence, 0.5);
+    const nameOnly = guess({ id: 'o_1', customer: { country_iso: 'DEU' } });
+    assert.equal(nameOnly.col('customer.country_iso').target, 'user.country');
+    assert.deepEqual(askedAbout(nameOnly, 'customer.country_iso'), ['user.country']);
+    assert.match(
+      countryEvidence(field('mark', ['ai'], { type: 'string', format: 'country' })) ?? '',
+      /nothing in its name says country/,
+    );
+    assert.equal(
+      countryEvidence(field('country_code', ['DE'], { type: 'string', format: 'country' })),
+      undefined,
+    );
   });
 
   it('asks whether a record’s user is the person, and fills the payload’s own user', () => {
