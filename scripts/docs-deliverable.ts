@@ -37,6 +37,11 @@ export interface DeliverableResults {
     readonly events: readonly string[];
     /** The events of those it delivered that an action Segment batches by default takes, when any. */
     readonly batched?: readonly string[];
+    /**
+     * When it delivers only with values the user supplied (a setting, `<action>.<field>`, or
+     * `<action>.when`), taken from Segment's own test input for it: those values' names.
+     */
+    readonly supplied?: readonly string[];
   }[];
   readonly not_delivered: readonly {
     readonly slug: string;
@@ -63,10 +68,18 @@ export function deliverableTable(r: DeliverableResults): string {
       );
     return `| ${NOT_DELIVERED[why]} | ${slugs.length} | ${slugs.join(', ')} |`;
   });
+  const supplied = r.deliverable.filter((d) => d.supplied !== undefined);
   return [
     `**${r.deliverable.length} of the ${r.verified} verified destinations deliver** at least one ordinary event`,
     `(${r.deliverable.filter((d) => d.events.length > 1).length} of them more than one). ${batched.length} of them send in batches by`,
     `default: ${batched.join(', ')}.`,
+    '',
+    `**${r.deliverable.length - supplied.length} deliver with the suggested mappings alone; ${supplied.length} delivered with values the user supplied**`,
+    "(each value from Segment's own test input for that destination; what was typed, by setting or `action.field`):",
+    '',
+    '| Delivered with values the user supplied | Typed |',
+    '| --- | --- |',
+    ...supplied.map((d) => `| ${d.slug} | ${(d.supplied ?? []).map((f) => `\`${f}\``).join(', ')} |`),
     '',
     '| Why a verified destination delivers none | Destinations | Which |',
     '| --- | --- | --- |',
