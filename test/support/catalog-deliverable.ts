@@ -223,7 +223,9 @@ export function setUp(
     const action = catalogEntry(v.slug)?.actions.find((a) => a.key === key);
     if (action === undefined) continue;
     const suggested = suggestAction(action);
-    const mine = supplied ? userTyped(v.slug, action, suggested) : { mapping: {}, typed: [] };
+    const mine = supplied ? userTyped(v.slug, action, suggested) : { mapping: {}, typed: [], complete: true };
+    // A user leaves out an action with a required field they have nothing to type into.
+    if (!mine.complete) continue;
     const when = suggested.when ?? mine.when;
     const mapping = { ...suggested.mapping, ...mine.mapping };
     const setting: SegmentActionSetting = {
@@ -248,17 +250,20 @@ export function setUp(
 
 /**
  * What a user types into one action where no suggestion fills it (test/support/user-supplied.ts,
- * from the destination's own tests): each required field the suggestions leave to the user, or
+ * from the destination's own tests): each required field (or one its description says is
+ * required) the suggestions leave to the user, or
  * whose value (its default, or the suggestion) is empty on every ordinary event the action takes;
- * and a `when` for an action that has no subscription and none suggested.
+ * a `when` for an action that takes none of them as it is; and its hooks' saved results.
+ * `complete` is false when a required field stays empty: the user leaves that action out.
  */
 function userTyped(
   slug: string,
   action: CatalogAction,
   suggested: ReturnType<typeof suggestAction>,
-): { mapping: Record<string, unknown>; when?: string; typed: string[] } {
+): { mapping: Record<string, unknown>; when?: string; typed: string[]; complete: boolean } {
   const mapping: Record<string, unknown> = {};
   const typed: string[] = [];
+  let complete = true;
   const all = ORDINARY.map((o) => segmentEventOf(ordinaryEvent(o, 'u-1', new Date(0))));
   const taken = (subscription: string | undefined) =>
     subscription === undefined ? [] : all.filter((e) => compileFql(subscription).takes(e));
@@ -269,21 +274,32 @@ function userTyped(
   const takes = taken(when ?? own);
   const events = takes.length > 0 ? takes : all;
   for (const f of action.fields) {
-    if (!f.required || f.conditional) continue;
+    // Required, or required in words (`One of email or LinkedIn UUID … is required`).
+    if (!(f.required && !f.conditional) && !/\bis required\b/i.test(f.description ?? '')) continue;
     const given = suggested.mapping[f.key] ?? f.default;
     const empty = events.every((e) => {
       const value = resolved(given, e);
       return value === undefined || value === null || value === '';
     });
     if (!suggested.questions.includes(f.key) && !empty) continue;
-    const value = typedField(slug, action.key, f.key);
-    if (value === undefined) continue;
+    const value = typedField(slug, action.key, f.key, events);
+    if (value === undefined) {
+      if (f.required && !f.conditional) complete = false;
+      continue;
+    }
     // Typed into a number field, a number (Segment's tests give some as text: `"1335"`).
     const numeric = (f.type === 'integer' || f.type === 'number') && typeof value === 'string';
     mapping[f.key] = numeric && value.trim() !== '' && Number.isFinite(Number(value)) ? Number(value) : value;
     typed.push(`${action.key}.${f.key}`);
   }
-  return { mapping, ...(when === undefined ? {} : { when }), typed };
+  // A hook's result, which Segment's app saves into the mapping (the conversion rule, the list).
+  for (const hook of action.hooks ?? []) {
+    const value = typedField(slug, action.key, hook);
+    if (value === undefined) continue;
+    mapping[hook] = value;
+    typed.push(`${action.key}.${hook}`);
+  }
+  return { mapping, ...(when === undefined ? {} : { when }), typed, complete };
 }
 
 /**

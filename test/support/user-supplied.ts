@@ -79,12 +79,23 @@ function typed(value: unknown, event: Record<string, unknown> | undefined): unkn
   return resolved(value, event);
 }
 
-/** The value the destination's tests give `field` of `action`, resolved (undefined when none does). */
-export function typedField(slug: string, action: string, field: string): unknown {
+/**
+ * The value the destination's tests give `field` of `action` (undefined when none does): a
+ * directive that reads a value from each of `events` (the events the action will take) as it is —
+ * the user maps the same place — else the value it reads from the test's own event, typed.
+ */
+export function typedField(
+  slug: string,
+  action: string,
+  field: string,
+  events: readonly unknown[] = [],
+): unknown {
   for (const c of casesOf(slug)) {
     const setting = c.destination?.actions.find((a) => a.action === action);
     const value = setting?.mapping?.[field];
     if (absent(value)) continue;
+    const directive = typeof value === 'object' && value !== null && Object.keys(value)[0]?.startsWith('@');
+    if (directive && events.length > 0 && events.every((e) => !absent(resolved(value, e)))) return value;
     const mine = typed(value, c.event ?? c.events?.[0]);
     if (!absent(mine)) return mine;
   }
