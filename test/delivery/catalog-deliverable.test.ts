@@ -5,7 +5,10 @@
  * of the ordinary events its subscriptions take — an order, an identify, a page view, a product
  * added to the cart, a group call — through the driver forward-catalog carries
  * (adapters/segment-actions/driver.ts: batches included). Every request goes to a capturing
- * stand-in on loopback through `base_url`, which answers 200 `{}`.
+ * stand-in on loopback through `base_url` (each destination under its own path), which answers as
+ * Segment's tests mocked the same request, else 200 `{}` (test/support/user-supplied.ts). A
+ * destination that delivers nothing so is set up again with the values its user would type, taken
+ * from Segment's tests of it (setUp's `supplied`); the results say which took them.
  *
  * The results — which destinations deliver which events, and why each other one does not, grouped
  * — are docs/data/catalog-deliverable.json, the source of the docs' table (`npm run docs`): the run
