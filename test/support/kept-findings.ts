@@ -18,8 +18,11 @@ import { REPO_ROOT } from './scratch-tree.ts';
 /** Where the findings are kept, a folder per guard: beside the other caches, never committed. */
 export const KEPT_DIR = join(REPO_ROOT, 'node_modules', '.cache', 'eventbus-guard-findings');
 
-/** Versions kept per guard: checkouts of other branches that share node_modules keep theirs. */
-const KEPT_VERSIONS = 8;
+/**
+ * Versions kept per guard. Each checkout keeps its own (its path is part of the version), so
+ * worktrees that share one node_modules do not overwrite each other's findings.
+ */
+const KEPT_VERSIONS = 16;
 
 const hash = (...parts: readonly string[]): string => {
   const h = createHash('sha256');
@@ -41,6 +44,7 @@ export class KeptFindings {
     const file = fileURLToPath(guard);
     const name = basename(file).replace(/\.test\.ts$/, '');
     const version = hash(
+      file,
       ts.version,
       readFileSync(file, 'utf8'),
       JSON.stringify(inputs, (_k, v) => (v instanceof Set ? [...v].sort() : v)),
