@@ -19,18 +19,19 @@ import {
 
 export const CORPUS = resolve(import.meta.dirname, '../test/fixtures/creator-corpus');
 /**
- * The corpus's parts, each a folder. `held-out` (22 vendors, until 2026-11-27) and `held-out-2`
- * (20 vendors, from 07adfff1 until 2026-11-27) were held out and are now part of `tuned`
- * (docs/creator-inference.md says what each measured then); `held-out-3` is the part held out now.
+ * The corpus's parts, each a folder. `held-out` (22 vendors, until 2026-11-27), `held-out-2` (20
+ * vendors, from 07adfff1 until 2026-11-27) and `held-out-3` (21 vendors, from d03bfb75 until
+ * 2026-11-27) were held out and are now part of `tuned` (docs/creator-inference.md says what each
+ * measured then); `held-out-4` is the part held out now.
  */
-export type Split = 'tuned' | 'held-out-3';
-export const SPLITS: readonly Split[] = ['tuned', 'held-out-3'];
+export type Split = 'tuned' | 'held-out-4';
+export const SPLITS: readonly Split[] = ['tuned', 'held-out-4'];
 /**
  * The parts the creator is run on: the held-out part joined once the inference changes made after
  * it was committed were done (2026-11-27), and is measured as it is, never tuned on.
  */
 export const MEASURED: readonly Split[] = SPLITS;
-const SPLIT_NAMES: Readonly<Record<Split, string>> = { tuned: 'tuned', 'held-out-3': 'held out' };
+const SPLIT_NAMES: Readonly<Record<Split, string>> = { tuned: 'tuned', 'held-out-4': 'held out' };
 
 /** A sample's truth file (test/fixtures/creator-corpus/README.md). */
 export interface Truth {
@@ -79,10 +80,10 @@ export function loadCorpus(root = CORPUS, splits: readonly Split[] = SPLITS): Sa
 }
 
 /**
- * The third held-out part (test/fixtures/creator-corpus/held-out-3/), committed on its own (d03bfb75)
+ * The fourth held-out part (test/fixtures/creator-corpus/held-out-4/), committed on its own (358f7dd9)
  * before the inference changes that followed it, and measured once, at the end of those changes.
  */
-export const HELD_OUT_3 = 'held-out-3';
+export const HELD_OUT_4 = 'held-out-4';
 
 /** SHA-256 over a held-out part: each file's path and bytes, in path order. */
 export function heldOutDigest(root = CORPUS, part = 'held-out'): string {

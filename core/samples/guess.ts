@@ -23,6 +23,7 @@ import { type Evidence, evidenceOf, type Question, questionsFor } from './questi
 import { directionOf, notARegion, objectTypes, type RoleReading, roleOf, versionNamed } from './roles.ts';
 import type { InferredField } from './sample.ts';
 import { dataFieldName, type MappingSuggestion, type SuggestColumn, suggestMappings } from './suggest.ts';
+import { actorAbove, thinEvidenceQuestions, timeShapedAmount } from './two-evidence.ts';
 
 export type { Evidence, Question } from './questions.ts';
 
@@ -167,6 +168,8 @@ function refusals(fields: readonly InferredField[]): Refusal {
   return (column, target) => {
     const f = byName.get(column);
     if (target.startsWith('user') || target === 'device.locale') {
+      const above = actorAbove(column);
+      if (above) return above;
       const r = roleOf(column, typeOf, direction);
       const side = leafSide(column);
       // The field's own name says whose it is (`hidden.user_id`, `metadata.user_id`) over an
@@ -179,6 +182,8 @@ function refusals(fields: readonly InferredField[]): Refusal {
       if (weak) return weak;
       return target === 'user.region' && f ? notARegion(column, f, columns) : undefined;
     }
+    // An amount is a number that is not a time (FastSpring's `changedValue` in epoch milliseconds).
+    if (target === 'value' && f) return timeShapedAmount(f);
     // A currency is told by its codes, not by its name alone ("Credit Card" under `payment_currency`).
     if (target === 'currency' && f && f.format !== 'currency') return 'its values are not currency codes';
     if (target === 'page.url' && !pageColumn(column)) return 'not named as the page’s';
@@ -451,14 +456,16 @@ export function guessChoices(
   const roles = fields.map((f) => roleOf(f.name, typeOf, direction));
   personIdFromObject(fields, base, typeOf);
   const alone = fields.map((f) => suggestMappings([asColumn(f)])[0]?.target ?? 'event_data');
-  const questions = questionsFor(
-    base.map((g, i) => ({
-      field: fields[i] as InferredField,
-      target: g.target,
-      ...(g.field ? { guessed: g.field } : {}),
-      role: roles[i] as RoleReading,
-      alone: alone[i] as string,
-    })),
+  const asQuestions = base.map((g, i) => ({
+    field: fields[i] as InferredField,
+    target: g.target,
+    ...(g.field ? { guessed: g.field } : {}),
+    role: roles[i] as RoleReading,
+    alone: alone[i] as string,
+  }));
+  const questions = questionsFor(asQuestions);
+  questions.push(
+    ...thinEvidenceQuestions(asQuestions, new Set(questions.flatMap((q) => q.options.map((o) => o.column)))),
   );
   const rivals = amountRivals(fields, rows, base, suggestions);
   if (rivals) questions.push(rivals);
@@ -650,7 +657,12 @@ function personIdFromObject(
 ): void {
   if (base.some((g) => g.target === 'user_id' || g.target === 'user.external_id')) return;
   const direction = directionOf(fields);
-  const column = personObjectId(fields, (c) => roleOf(c, typeOf, direction));
+  // Under the business's side or an actor on a record (`ticket.owner.user.id`), never the person's.
+  const role = (c: string): RoleReading => {
+    const above = actorAbove(c);
+    return above ? { role: 'business', why: above } : roleOf(c, typeOf, direction);
+  };
+  const column = personObjectId(fields, role);
   const i = base.findIndex((g) => g.column === column);
   const was = base[i];
   if (!column || !was || was.target !== 'event_data') return;
@@ -722,9 +734,12 @@ function actionSource(columns: readonly ColumnGuess[]): Guesses['actionSource'] 
 /** Why a column keeps no target it would take alone, when guess.ts refused it; else undefined. */
 function refusedWhy(column: SuggestColumn, refuse: Refusal): string | undefined {
   const [alone] = suggestMappings([column]);
-  const why = alone && alone.target !== 'event_data' ? refuse(column.name, alone.target) : undefined;
+  // A catalogue field refused (a `value` whose values are times) says so as a context target does.
+  const target = alone?.target === 'event_data' ? alone.field : alone?.target;
+  const why =
+    alone && target && target !== dataFieldName(column.name) ? refuse(column.name, target) : undefined;
   if (!alone || !why) return undefined;
   if (alone.target === 'page.url')
     return 'a URL, but not named as the page’s: kept as a field (a page URL makes it a website event)';
-  return `${alone.reason} (${alone.target}), but ${why}: kept as a field`;
+  return `${alone.reason} (${target}), but ${why}: kept as a field`;
 }

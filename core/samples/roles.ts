@@ -10,13 +10,13 @@ import type { InferredField } from './sample.ts';
 export type Role = 'person' | 'business' | 'other';
 
 /** Objects that hold the person's details. */
-const PERSON_WORDS =
+export const PERSON_WORDS =
   /^(billing|shipping|customer|user|address|contact|buyer|person|profile|details|member|client|lead|location|geo|payer|visitor|subscriber|invitee|respondent|from|caller|participant|attendee|recipient|guest|patron|student|signer|donor)/;
 /** Objects and prefixes that are the business's own: whoever is paid, sells, receives or serves. */
 const BUSINESS_WORDS =
   /^(payee|merchant|seller|shop|store|vendor|business|to|called|account|organizer|organiser|host|tenant|company|organization|organisation|workspace|receiver|site|app|instance|domain|owner|agent|assignee)$/;
 /** Envelopes around a payload's own fields (Stripe's `data.object`, JSON:API's `data.attributes`). */
-const WRAPPERS = new Set([
+export const WRAPPERS: ReadonlySet<string> = new Set([
   'data',
   'object',
   'attributes',
