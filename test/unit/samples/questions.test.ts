@@ -70,6 +70,7 @@ describe('the evidence of a guess', () => {
 
   it('gives where it sits and whose it is there', () => {
     assert.equal(evidenceOf(field('a'), '', '').position, 'at the top of the payload');
+    assert.equal(evidenceOf(field('amount'), '', '').position, 'at the top of the payload');
     assert.equal(
       evidenceOf(field('a'), '', 'the payload’s own').position,
       'at the top of the payload; the payload’s own',
@@ -127,8 +128,11 @@ describe('the questions of a payload', () => {
         options: [{ column: 'actor', why: 'e-mail addresses, under a name that says nothing of an e-mail' }],
       },
     ]);
-    for (const name of ['data.email.from', 'mail', 'emails', 'Email', 'Correo electrónico'])
+    for (const name of ['data.email.from', 'mail', 'emails', 'Email', 'Correo electrónico', 'send_date_mail'])
       assert.deepEqual(questionsFor([column(name, 'user.email')]), [], name);
+    // A word that only holds or starts with one names no e-mail.
+    for (const name of ['gmail', 'mailer'])
+      assert.equal(questionsFor([column(name, 'user.email')]).length, 1, name);
     assert.equal(questionsFor([column('actor', 'event_data')]).length, 0);
   });
 
@@ -182,6 +186,14 @@ describe('the questions of a payload', () => {
     ]);
   });
 
+  it('never offers the value itself as a fee, though its name has one', () => {
+    const value = column('tax_included.total', 'event_data', 'person', { guessed: 'value' });
+    assert.deepEqual(
+      questionsFor([value, column('fee.value', 'event_data')])[0]?.options.map((o) => o.column),
+      ['tax_included.total', 'fee.value'],
+    );
+  });
+
   it('asks nothing of an empty fee, a fee not ending in a value’s name, or without a value', () => {
     const value = column('amount', 'event_data', 'person', { guessed: 'value' });
     for (const other of [
@@ -189,9 +201,12 @@ describe('the questions of a payload', () => {
       column('fee_value', 'event_data'),
       column('fee.price', 'event_data'),
       column('order.value', 'event_data'),
+      column('order.total_tax', 'event_data'),
     ])
       assert.deepEqual(questionsFor([value, other]), [], other.field.name);
     assert.deepEqual(questionsFor([column('fee.value', 'event_data')]), []);
+    const notData = column('amount', 'user.external_id', 'person', { guessed: 'value' });
+    assert.deepEqual(questionsFor([notData, column('fee.value', 'event_data')]), []);
     assert.deepEqual(
       questionsFor([
         column('amount', 'event_data', 'person', { guessed: 'currency' }),
