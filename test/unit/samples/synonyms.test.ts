@@ -10,8 +10,11 @@ import { CONTEXT_TARGETS, DATA_FIELDS, suggestMappings } from '../../../core/sam
 
 type Kind = { type: InferredType; format?: InferredFormat };
 
-/** A name of each target, a value kind it takes, and a kind that contradicts it. */
-const NAMED: { name: string; kind: Kind; target: string; contradicted: Kind }[] = JSON.parse(
+/**
+ * A name of each target, a value kind it takes (and others it also takes, where its rule lists
+ * more than one), and a kind that contradicts it.
+ */
+const NAMED: { name: string; kind: Kind; also?: Kind[]; target: string; contradicted: Kind }[] = JSON.parse(
   readFileSync(new URL('./target-names.json', import.meta.url), 'utf8'),
 );
 
@@ -23,11 +26,13 @@ describe('the names the creator recognises', () => {
     assert.deepEqual(NAMED.map((n) => n.target).sort(), [...CONTEXT_TARGETS, ...DATA_FIELDS].sort());
   });
 
-  for (const { name, kind, target, contradicted } of NAMED)
+  for (const { name, kind, also, target, contradicted } of NAMED)
     it(`takes ${JSON.stringify(name)} as ${target}, surely only with the values it holds`, () => {
-      const sure = suggested(name, kind);
-      assert.equal(targetOf(sure), target);
-      assert.ok((sure?.confidence ?? 0) >= 0.9, JSON.stringify(sure));
+      for (const taken of [kind, ...(also ?? [])]) {
+        const sure = suggested(name, taken);
+        assert.equal(targetOf(sure), target, JSON.stringify(taken));
+        assert.ok((sure?.confidence ?? 0) >= 0.9, JSON.stringify(sure));
+      }
       const doubted = suggested(name, contradicted);
       assert.ok(targetOf(doubted) !== target || (doubted?.confidence ?? 1) < 0.5, JSON.stringify(doubted));
     });
