@@ -1,3 +1,6 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
 /**
  * What the chaos run (scripts/chaos.ts) prints for an acknowledged event a destination never got:
  * every ledger row of it, the times the destination received it, and the environment's log lines
@@ -14,6 +17,35 @@ export interface Undelivered {
   readonly received: number;
   /** The environment's output lines that name it (at most the last 20). */
   readonly log: readonly string[];
+}
+
+/**
+ * Every service's log (the supervisor writes one file per service under `<data dir>/logs`), each
+ * line prefixed with its file's name, so the lines that name an event or a stop say whose they are.
+ */
+export function serviceLogs(dir: string): string {
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((n) => n.endsWith('.log'));
+  } catch {
+    return '';
+  }
+  return names
+    .map((n) =>
+      readFileSync(join(dir, n), 'utf8')
+        .split('\n')
+        .map((l) => `${n}: ${l}`)
+        .join('\n'),
+    )
+    .join('\n');
+}
+
+/** The lines that say how services stopped: a drain, a SIGKILL after the grace, a failed ledger write. */
+export function stopLines(output: string): string[] {
+  return output
+    .split('\n')
+    .filter((l) => /stopping: \d+ push|did not stop within|ledger write failed/.test(l))
+    .slice(-40);
 }
 
 type Query = <T>(sql: string, params?: Record<string, unknown>) => Promise<T[]>;
@@ -66,7 +98,7 @@ function timeText(v: unknown): string {
 }
 
 /** The trails as text under the run's table. */
-export function formatUndelivered(list: readonly Undelivered[]): string[] {
+export function formatUndelivered(list: readonly Undelivered[], stops: readonly string[] = []): string[] {
   if (list.length === 0) return [];
   const out = ['', 'not delivered (each ledger row, times received, log lines naming it):'];
   for (const u of list) {
@@ -74,5 +106,6 @@ export function formatUndelivered(list: readonly Undelivered[]): string[] {
     for (const l of u.ledger) out.push(`    ledger: ${l}`);
     for (const l of u.log) out.push(`    log: ${l.slice(0, 300)}`);
   }
+  if (stops.length > 0) out.push('how services stopped:', ...stops.map((l) => `  ${l.slice(0, 300)}`));
   return out;
 }

@@ -47,7 +47,13 @@ import { emulatorPubSub } from '../local/provision.ts';
 import { DEFAULT_PORTS } from '../local/services.ts';
 import type { Settings } from '../schemas/settings.ts';
 import { startEnvironment } from './chaos-start.ts';
-import { formatUndelivered, type Undelivered, undeliveredTrail } from './chaos-undelivered.ts';
+import {
+  formatUndelivered,
+  serviceLogs,
+  stopLines,
+  type Undelivered,
+  undeliveredTrail,
+} from './chaos-undelivered.ts';
 
 const REPO = resolve(import.meta.dirname, '..');
 // Offline: Google's clients must not probe for a GCE metadata server.
@@ -178,6 +184,8 @@ export interface ChaosReport {
   readonly seconds: number;
   /** Where each event a destination never got stopped (scripts/chaos-undelivered.ts). */
   readonly undelivered: readonly Undelivered[];
+  /** With an event undelivered: how the services stopped (drains, SIGKILLs, failed ledger writes). */
+  readonly stops: readonly string[];
 }
 
 const DESTINATIONS = ['hook', 'meta', 'tiktok'] as const;
@@ -599,6 +607,9 @@ ${
   const pubsub = emulatorPubSub('local-project', `127.0.0.1:${ports['pubsub']}`);
   const destinations: DestinationReport[] = [];
   const undelivered: Undelivered[] = [];
+  // The supervisor's output and every service's log, read once if an event is missing.
+  let logs: string | undefined;
+  const output = () => (logs ??= `${env.output()}\n${serviceLogs(join(dataDir, 'logs'))}`);
   for (const d of targets) {
     const ledger = await q<{ event_id: string; status: string }>(
       `SELECT DISTINCT event_id, status FROM events.deliveries WHERE destination = @d AND STARTS_WITH(event_id, @p)`,
@@ -677,7 +688,7 @@ ${
         acknowledged,
         delivered,
         received: counts,
-        output: env.output(),
+        output: output(),
       })),
     );
     destinations.push({
@@ -708,6 +719,7 @@ ${
     restarts,
     seconds: Math.round((Date.now() - started) / 1000),
     undelivered,
+    stops: undelivered.length > 0 ? stopLines(output()) : [],
   };
 }
 
@@ -755,7 +767,7 @@ export function formatChaos(r: ChaosReport): string {
           .map(([cause, n]) => `${cause} ${n}`)
           .join(', ')}`,
     ),
-    ...formatUndelivered(r.undelivered),
+    ...formatUndelivered(r.undelivered, r.stops),
   ].join('\n');
 }
 
