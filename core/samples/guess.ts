@@ -19,6 +19,7 @@ import {
 import { atEnvelopeTop, deliveryColumns, envelopeEventId } from './delivery.ts';
 import { identityEvidence, leafSide, personalDetail, personObjectId } from './evidence.ts';
 import { fieldName, nameWords } from './names.ts';
+import { lonePersonIdQuestions } from './person-id-evidence.ts';
 import { type Evidence, evidenceOf, type Question, questionsFor } from './questions.ts';
 import { directionOf, notARegion, objectTypes, type RoleReading, roleOf, versionNamed } from './roles.ts';
 import type { InferredField } from './sample.ts';
@@ -466,6 +467,9 @@ export function guessChoices(
   const questions = questionsFor(asQuestions);
   questions.push(
     ...thinEvidenceQuestions(asQuestions, new Set(questions.flatMap((q) => q.options.map((o) => o.column)))),
+  );
+  questions.push(
+    ...lonePersonIdQuestions(asQuestions, new Set(questions.flatMap((q) => q.options.map((o) => o.column)))),
   );
   const rivals = amountRivals(fields, rows, base, suggestions);
   if (rivals) questions.push(rivals);
