@@ -35,6 +35,16 @@ import {
  */
 const HELD_OUT_SHA256 = 'ec5553d83e0a85d79c260f13dd62cc442aca77f8f1afe64eb410835cace64d0b';
 
+/**
+ * Wrong identity or personal fields filled without asking in the held-out part, measured once when
+ * the changes after its commit were done (2026-11-27: five; a team inbox's assigned agent's id and
+ * phone, named `assignedUserId` and `assignedUserPhone`, as the person's, and a buyer's company
+ * address, `company.address.city`, `.region` and `.zip`, as the person's). Never fixed by tuning
+ * on it (that would make it one more tuned part); pinned so that a change either way is seen, and
+ * the documented figure stays true.
+ */
+const HELD_OUT_SILENT_WRONG = 5;
+
 const CATEGORIES = [
   'payments',
   'subscriptions',
@@ -106,6 +116,11 @@ describe('the creator on its labelled corpus (issue #94)', () => {
       wrong.map((w) => `${w.sample}: ${w.column} as ${w.target}`),
       [],
     );
+  });
+
+  it('fills as many wrong identity or money fields without asking in the held-out part as documented', () => {
+    // Counted, never listed: what went wrong in the held-out part is not read while tuning.
+    assert.equal(report.silentWrong.filter((w) => w.split === 'held-out-5').length, HELD_OUT_SILENT_WRONG);
   });
 
   it('shows only calibrated confidences: each level right at least that often, on at least 20 guesses', () => {
