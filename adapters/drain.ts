@@ -6,7 +6,9 @@
  * be redelivered. Cloud Run gives an instance 10 s after SIGTERM; the local supervisor 5 s before
  * SIGKILL.
  *
- * `drainOnStop(handler)` counts the requests in flight. On SIGTERM, a request that arrives is
+ * `drainOnStop(handler)` counts the requests in flight: a request is in flight until its answer
+ * has gone (or its connection closed) and the promise its handler returned has settled, so a push
+ * whose sender hung up is still waited for while it works. On SIGTERM, a request that arrives is
  * answered 503 at once (nothing done: Pub/Sub pushes it again, to another instance), and the
  * process exits once the count is zero, or after DRAIN_MS whatever it is. The framework's own
  * SIGTERM listener is set after the function's module is loaded, so it is taken off at the first
@@ -89,11 +91,21 @@ export function drainOnStop(handler: Handler, options: DrainOptions): Handler {
       return undefined;
     }
     inFlight++;
-    let counted = true;
+    // Done once its answer has gone (or its connection closed) AND the handler's own work has
+    // settled: a push whose sender hung up (Pub/Sub stopped, a timeout) is still being worked on,
+    // and forward's ledger row comes after the platform's answer and the claim's settlement. A
+    // stop counted on the closed connection alone exited between the two, leaving a delivery
+    // with no `delivered` row, only the `folded` one of its redelivery.
+    let parts = 2;
+    let answerDone = false;
+    const part = (): void => {
+      parts--;
+      if (parts === 0) done();
+    };
     const settle = (): void => {
-      if (!counted) return;
-      counted = false;
-      done();
+      if (answerDone) return;
+      answerDone = true;
+      part();
     };
     res.once('finish', settle);
     res.once('close', settle);
@@ -110,7 +122,21 @@ export function drainOnStop(handler: Handler, options: DrainOptions): Handler {
       res.once('close', answered);
       holdAnswer(res, before, answered);
     }
-    return handler(req, res);
+    let work: unknown;
+    try {
+      work = handler(req, res);
+    } catch (err) {
+      part();
+      throw err;
+    }
+    if (
+      work !== null &&
+      typeof work === 'object' &&
+      typeof (work as PromiseLike<unknown>).then === 'function'
+    )
+      (work as PromiseLike<unknown>).then(part, part);
+    else part();
+    return work;
   };
 }
 

@@ -33,6 +33,7 @@ import {
 } from '../emulators/common/iam-enforce.ts';
 import type { IamPolicy } from '../emulators/common/iam-policy.ts';
 import { credentialsFile } from '../emulators/common/local-sts.ts';
+import type { Settings } from '../schemas/settings.ts';
 
 export const accessFilePath = (dataDir: string): string => join(dataDir, 'iam', 'access.json');
 
@@ -223,6 +224,20 @@ export async function plannedAccess(
     // A read-only checkout: declare again next time.
   }
   return planned;
+}
+
+/**
+ * Where a start writes the settings its declaration reads (`<data>/iam/declared-settings.json`):
+ * the settings as given, before the local ports moved the receiver's URLs (services.ts,
+ * localSettings). IAM binds resources and members, never the address a service listens on, so
+ * every start of the same settings shares one kept plan, whatever ports it runs on (tests start
+ * each environment on free ports of its own).
+ */
+export function writeDeclaredSettings(dataDir: string, settings: Readonly<Settings>): string {
+  const path = join(dataDir, 'iam', 'declared-settings.json');
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, JSON.stringify(settings));
+  return path;
 }
 
 /** The policies the program binds for a settings file. */

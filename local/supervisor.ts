@@ -18,7 +18,7 @@ import { WORKLOADS, type Workload } from '../core/access/needs.ts';
 import { plan as planOf, TICKS_TOPIC } from '../core/plan.ts';
 import { acquireOwnerLock, LockHeldError, selfRecord } from '../emulators/common/owner-lock.ts';
 import type { Settings } from '../schemas/settings.ts';
-import { accessFilePath, plannedAccess, writeAccessFile } from './access-file.ts';
+import { accessFilePath, plannedAccess, writeAccessFile, writeDeclaredSettings } from './access-file.ts';
 import { Child } from './child.ts';
 import {
   readEnvironmentRecord,
@@ -41,7 +41,6 @@ import {
   type ServiceFactory,
   type ServiceSpec,
   servicesFor,
-  settingsPath,
   writeSettingsFile,
 } from './services.ts';
 import { environmentFile, REPO_ROOT, readSettingsFile } from './settings-file.ts';
@@ -340,7 +339,8 @@ export async function startEnvironment(options: StartOptions = {}): Promise<Loca
   const readyTimeoutMs = options.readyTimeoutMs ?? 30000;
   const settingsFile = options.settings ? undefined : environmentFile(options.env ?? 'local');
   const ports = await resolvePorts(options);
-  const settings = localSettings(options.settings ?? readSettingsFile(settingsFile as string), ports);
+  const given = options.settings ?? readSettingsFile(settingsFile as string);
+  const settings = localSettings(given, ports);
   const environmentPlan = planOf(settings);
   const dataDir = resolve(options.dataDir ?? join(REPO_ROOT, '.data'));
   const logDir = join(dataDir, 'logs');
@@ -375,7 +375,12 @@ export async function startEnvironment(options: StartOptions = {}): Promise<Loca
       ? await localIam(dataDir)
       : undefined;
   // Declared offline in its own process while the emulators start; awaited before any workload runs.
-  const planned = iam ? plannedAccess(process.execPath, REPO_ROOT, settingsPath(dataDir)) : undefined;
+  // From the settings as given, not as moved to this start's ports: one kept plan for them all.
+  const planned = iam
+    ? Promise.resolve().then(() =>
+        plannedAccess(process.execPath, REPO_ROOT, writeDeclaredSettings(dataDir, given)),
+      )
+    : undefined;
   planned?.catch(() => {});
   const ctx: LocalContext = iam ? { ...base, iam } : base;
   const specs = factories.map((factory) => factory(ctx));

@@ -47,6 +47,7 @@ import { emulatorPubSub } from '../local/provision.ts';
 import { DEFAULT_PORTS } from '../local/services.ts';
 import type { Settings } from '../schemas/settings.ts';
 import { startEnvironment } from './chaos-start.ts';
+import { formatUndelivered, type Undelivered, undeliveredTrail } from './chaos-undelivered.ts';
 
 const REPO = resolve(import.meta.dirname, '..');
 // Offline: Google's clients must not probe for a GCE metadata server.
@@ -175,6 +176,8 @@ export interface ChaosReport {
   readonly destinations: readonly DestinationReport[];
   readonly restarts: number;
   readonly seconds: number;
+  /** Where each event a destination never got stopped (scripts/chaos-undelivered.ts). */
+  readonly undelivered: readonly Undelivered[];
 }
 
 const DESTINATIONS = ['hook', 'meta', 'tiktok'] as const;
@@ -524,13 +527,21 @@ ${
             { p: prefix },
           ).catch(() => []);
     const goal = (d: string) => Number(settled.find((s) => s.destination === d)?.n ?? 0) >= acknowledged.size;
-    if (targets.length === 0 ? goal('events') : targets.every(goal)) break;
+    if (targets.length === 0 ? goal('events') : targets.every(goal)) {
+      log(`quiet: every event settled, ${Math.round((Date.now() - t0) / 1000)} s after the first send`);
+      break;
+    }
     const now = JSON.stringify(settled);
     if (now !== last) {
       last = now;
       stableSince = Date.now();
       // Nothing moved for longer than a retry backoff and a first fan-out's horizon could explain.
-    } else if (Date.now() - stableSince > 300_000) break;
+    } else if (Date.now() - stableSince > 300_000) {
+      log(
+        `quiet: nothing moved for 300 s (${now}), ${Math.round((Date.now() - t0) / 1000)} s after the first send`,
+      );
+      break;
+    }
     await sleep(2000);
   }
 
@@ -587,6 +598,7 @@ ${
   const stored = Number(storedRow?.n ?? 0);
   const pubsub = emulatorPubSub('local-project', `127.0.0.1:${ports['pubsub']}`);
   const destinations: DestinationReport[] = [];
+  const undelivered: Undelivered[] = [];
   for (const d of targets) {
     const ledger = await q<{ event_id: string; status: string }>(
       `SELECT DISTINCT event_id, status FROM events.deliveries WHERE destination = @d AND STARTS_WITH(event_id, @p)`,
@@ -658,6 +670,16 @@ ${
       byCause[cause] += recordedAgain;
       byCause['unconfirmed send'] += rest - recordedAgain;
     }
+    undelivered.push(
+      ...(await undeliveredTrail({
+        q,
+        destination: d,
+        acknowledged,
+        delivered,
+        received: counts,
+        output: env.output(),
+      })),
+    );
     destinations.push({
       destination: d,
       acknowledged: acknowledged.size,
@@ -685,6 +707,7 @@ ${
     destinations,
     restarts,
     seconds: Math.round((Date.now() - started) / 1000),
+    undelivered,
   };
 }
 
@@ -732,6 +755,7 @@ export function formatChaos(r: ChaosReport): string {
           .map(([cause, n]) => `${cause} ${n}`)
           .join(', ')}`,
     ),
+    ...formatUndelivered(r.undelivered),
   ].join('\n');
 }
 

@@ -15,17 +15,17 @@ export const NOT_DELIVERED = {
   audience:
     "an audience destination (Engage): its actions take only the audience events Segment's audience computation sends (`context.personas`), never a site's event",
   'user-value':
-    'needs a value only the user knows: a required field with no default that the suggested mappings cannot fill (their account’s list, topic or conversion action, a sender, an endpoint), named after each destination',
+    'needs a value only the user knows: a required field with no default that the suggested mappings cannot fill (their account’s list, topic or conversion action, a sender, an endpoint) and Segment’s tests give no value for, named after each destination',
   'needs-mapping':
     "every verified action needs a `when` that nothing suggests: it has no subscription of its own and its field defaults read neither the person's traits nor the event's properties",
   'not-taken':
     "takes none of the ordinary events: its actions have no default subscription (or one for events a site does not send), so an action's `when` must say which events go",
   'refused-before-sending':
-    'takes an ordinary event but sends nothing: the action needs a field the event does not carry, or a setting only the user knows (a mapping or a real value)',
+    'takes an ordinary event but sends nothing, even with the values typed from Segment’s tests: the action needs a field the event does not carry or carries otherwise (a UUID for a user id, a library’s context), or a value only the user knows',
   'no-request':
     "succeeds without sending anything: its actions hand their payload back to Segment's own pipeline (Segment's tracking API behind it), so nothing leaves here",
   answer:
-    "sends, but reads more of the platform's answer than the stand-in's `200 {}` gives (a record it looks up first)",
+    "sends, but reads more of the platform's answer than the stand-in gives (`200 {}`, or the answer Segment's tests mocked for that request): a record or a configuration it looks up first",
 } as const;
 export type NotDelivered = keyof typeof NOT_DELIVERED;
 
@@ -37,6 +37,11 @@ export interface DeliverableResults {
     readonly events: readonly string[];
     /** The events of those it delivered that an action Segment batches by default takes, when any. */
     readonly batched?: readonly string[];
+    /**
+     * When it delivers only with values the user supplied (a setting, `<action>.<field>`, or
+     * `<action>.when`), taken from Segment's own test input for it: those values' names.
+     */
+    readonly supplied?: readonly string[];
   }[];
   readonly not_delivered: readonly {
     readonly slug: string;
@@ -63,10 +68,18 @@ export function deliverableTable(r: DeliverableResults): string {
       );
     return `| ${NOT_DELIVERED[why]} | ${slugs.length} | ${slugs.join(', ')} |`;
   });
+  const supplied = r.deliverable.filter((d) => d.supplied !== undefined);
   return [
     `**${r.deliverable.length} of the ${r.verified} verified destinations deliver** at least one ordinary event`,
     `(${r.deliverable.filter((d) => d.events.length > 1).length} of them more than one). ${batched.length} of them send in batches by`,
     `default: ${batched.join(', ')}.`,
+    '',
+    `**${r.deliverable.length - supplied.length} deliver with the suggested mappings alone; ${supplied.length} delivered with values the user supplied**`,
+    "(each value from Segment's own test input for that destination; what was typed, by setting or `action.field`):",
+    '',
+    '| Delivered with values the user supplied | Typed |',
+    '| --- | --- |',
+    ...supplied.map((d) => `| ${d.slug} | ${(d.supplied ?? []).map((f) => `\`${f}\``).join(', ')} |`),
     '',
     '| Why a verified destination delivers none | Destinations | Which |',
     '| --- | --- | --- |',

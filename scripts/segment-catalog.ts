@@ -171,12 +171,14 @@ export function entryOf(slug: string, def: Record<string, unknown>): CatalogEntr
       const description = short(a['description']);
       const sub = a['defaultSubscription'];
       const syncMode = syncModeOf(a['syncMode']);
+      const hooks = Object.keys((a['hooks'] ?? {}) as Record<string, unknown>);
       return {
         key,
         title: String(a['title'] ?? key),
         ...(description ? { description } : {}),
         ...(typeof sub === 'string' && sub !== '' ? { defaultSubscription: sub } : {}),
         ...(syncMode ? { syncMode } : {}),
+        ...(hooks.length > 0 ? { hooks } : {}),
         fields: Object.entries((a['fields'] ?? {}) as Record<string, RawField>).map(([k, f]) =>
           fieldOf(k, f),
         ),

@@ -14,8 +14,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { BigQuery } from '@google-cloud/bigquery';
-import { PubSub } from '@google-cloud/pubsub';
 import { Storage } from '@google-cloud/storage';
+import { loadOnce } from '../adapters/load-once.ts';
 import { noteSecret, redactProcessOutput } from '../adapters/log-redaction.ts';
 import { RegistryClient } from '../adapters/registry.ts';
 import { readSettingsText } from '../adapters/settings-file.ts';
@@ -60,7 +60,12 @@ async function main(): Promise<void> {
   const storage = new Storage({ projectId: config.project });
   const bigquery = new BigQuery({ projectId: config.project });
   const dataset = bigquery.dataset(config.plan.dataset);
-  const pubsub = new PubSub({ projectId: config.project });
+  // Pub/Sub's client (gRPC and its protos, about 0.15 CPU-s) only for the console's replays:
+  // loaded on the first one, not on every start.
+  const pubsub = loadOnce(async () => {
+    const { PubSub } = await import('@google-cloud/pubsub');
+    return new PubSub({ projectId: config.project });
+  });
   const studio = await startStudio({
     registry: new RegistryClient(storage.bucket(bucketName)),
     adminToken: adminToken(env[ENV.adminTokenFile]),
@@ -89,7 +94,7 @@ async function main(): Promise<void> {
     // The console's replays: a run message for the scheduler, a slice's SQL checked by a dry run.
     runs: {
       start: async (m) => {
-        await pubsub.topic(RUNS_TOPIC).publishMessage({
+        await (await pubsub()).topic(RUNS_TOPIC).publishMessage({
           data: Buffer.from(JSON.stringify(m)),
           attributes: { type: 'run', kind: m.kind, name: m.name, run: runKey(m) },
         });

@@ -5,7 +5,10 @@
  * of the ordinary events its subscriptions take — an order, an identify, a page view, a product
  * added to the cart, a group call — through the driver forward-catalog carries
  * (adapters/segment-actions/driver.ts: batches included). Every request goes to a capturing
- * stand-in on loopback through `base_url`, which answers 200 `{}`.
+ * stand-in on loopback through `base_url` (each destination under its own path), which answers as
+ * Segment's tests mocked the same request, else 200 `{}` (test/support/user-supplied.ts). A
+ * destination that delivers nothing so is set up again with the values its user would type, taken
+ * from Segment's tests of it (setUp's `supplied`); the results say which took them.
  *
  * The results — which destinations deliver which events, and why each other one does not, grouped
  * — are docs/data/catalog-deliverable.json, the source of the docs' table (`npm run docs`): the run
@@ -36,6 +39,7 @@ import {
 } from '../support/catalog-deliverable.ts';
 import { standIn } from '../support/catalog-delivery.ts';
 import { REPO } from '../support/local-start.ts';
+import { recordedAnswerAt } from '../support/user-supplied.ts';
 
 const NOW = new Date('2026-11-27T08:00:00.000Z');
 
@@ -52,6 +56,8 @@ interface Verdict {
   /** When no action is usable: the required fields only the user can fill. */
   readonly questions: string[];
   readonly batched: string[];
+  /** Set up with the values the user supplied (setUp's `typed`), when it took them to deliver. */
+  readonly supplied?: string[];
 }
 
 /** Why a destination delivers none of the ordinary events, from what the run observed. */
@@ -69,45 +75,64 @@ function groupOf(v: Verified, verdict: Verdict, usable: boolean): NotDelivered {
 describe('segment_action: every verified destination delivers the ordinary events it takes (its default presets)', () => {
   let stand: Awaited<ReturnType<typeof standIn>>;
   before(async () => {
-    stand = await standIn();
+    // Each destination under its own path; what its platform answers, as Segment's tests mock it.
+    stand = await standIn(recordedAnswerAt);
   });
   after(() => stand.server.close());
 
   it('delivers to each destination as the committed results say, and says why the others do not', async () => {
     const driver = segmentActionDriver(globalThis.fetch);
     const perform = driver.perform as NonNullable<typeof driver.perform>;
+    /** The run of one destination set up as a user would; `supplied`: with the values they type. */
+    const deliver = async (v: Verified, supplied: boolean): Promise<Verdict> => {
+      const { destination, secrets, usable, questions, typed } = setUp(
+        v,
+        `${stand.base}/${v.slug}`,
+        supplied,
+      );
+      // What a user saves must pass the settings check, connection included.
+      const settings = saved(destination, secrets);
+      assert.deepEqual(segmentActionProblems(settings.destination, v.slug, settings.connections), []);
+      const verdict: Verdict = {
+        slug: v.slug,
+        taken: [],
+        delivered: [],
+        sent: false,
+        usable,
+        questions,
+        batched: [],
+      };
+      const reasons: string[] = [];
+      for (const kind of ORDINARY) {
+        const event = ordinaryEvent(kind, `d-${v.slug}-${kind.kind}`, NOW);
+        // As `store` judges it: an event no action takes is skipped, never published.
+        if (segmentActionTakes(destination, event) === false) continue;
+        verdict.taken.push(kind.kind);
+        const performed = await perform(event, { destination, secrets, now: NOW });
+        if (performed.answered !== undefined) Object.assign(verdict, { sent: true });
+        // Delivered only when a request reached the stand-in: Segment's own destinations hand
+        // their payload back to Segment's pipeline and send nothing.
+        if (performed.outcome.status === 'delivered' && performed.answered !== undefined)
+          verdict.delivered.push(kind.kind);
+        else if (performed.outcome.status === 'delivered') reasons.push(`${kind.kind}: ${NO_REQUEST}`);
+        else reasons.push(`${kind.kind}: ${performed.outcome.reason}`);
+      }
+      verdict.batched.push(...batchedKinds(destination, verdict.delivered));
+      if (supplied) Object.assign(verdict, { supplied: typed });
+      return reasons[0] === undefined ? verdict : { ...verdict, firstReason: reasons[0].slice(0, 240) };
+    };
     const verdicts = await Promise.all(
       VERIFIED.map(async (v): Promise<Verdict> => {
-        const { destination, secrets, usable, questions } = setUp(v, stand.base);
-        // What a user saves must pass the settings check, connection included.
-        const settings = saved(destination, secrets);
-        assert.deepEqual(segmentActionProblems(settings.destination, v.slug, settings.connections), []);
-        const verdict: Verdict = {
-          slug: v.slug,
-          taken: [],
-          delivered: [],
-          sent: false,
-          usable,
-          questions,
-          batched: [],
-        };
-        const reasons: string[] = [];
-        for (const kind of ORDINARY) {
-          const event = ordinaryEvent(kind, `d-${v.slug}-${kind.kind}`, NOW);
-          // As `store` judges it: an event no action takes is skipped, never published.
-          if (segmentActionTakes(destination, event) === false) continue;
-          verdict.taken.push(kind.kind);
-          const performed = await perform(event, { destination, secrets, now: NOW });
-          if (performed.answered !== undefined) Object.assign(verdict, { sent: true });
-          // Delivered only when a request reached the stand-in: Segment's own destinations hand
-          // their payload back to Segment's pipeline and send nothing.
-          if (performed.outcome.status === 'delivered' && performed.answered !== undefined)
-            verdict.delivered.push(kind.kind);
-          else if (performed.outcome.status === 'delivered') reasons.push(`${kind.kind}: ${NO_REQUEST}`);
-          else reasons.push(`${kind.kind}: ${performed.outcome.reason}`);
-        }
-        verdict.batched.push(...batchedKinds(destination, verdict.delivered));
-        return reasons[0] === undefined ? verdict : { ...verdict, firstReason: reasons[0].slice(0, 240) };
+        const plain = await deliver(v, false);
+        // Delivered with suggestions alone, an audience destination, or Segment's own: as it is.
+        if (plain.delivered.length > 0 || audienceOnly(v) || plain.firstReason?.endsWith(NO_REQUEST))
+          return plain;
+        // Else the user types what only they know, as the destination's own tests give it.
+        const typed = await deliver(v, true);
+        if (typed.delivered.length > 0) return typed;
+        // Still none: why, as set up with what the user typed (when any action was left to run).
+        const { supplied: _typed, ...without } = typed;
+        return typed.usable ? without : plain;
       }),
     );
     const results: DeliverableResults = {
@@ -118,6 +143,7 @@ describe('segment_action: every verified destination delivers the ordinary event
           slug: v.slug,
           events: v.delivered,
           ...(v.batched.length > 0 ? { batched: v.batched } : {}),
+          ...(v.supplied === undefined ? {} : { supplied: v.supplied }),
         })),
       not_delivered: verdicts
         .filter((v) => v.delivered.length === 0)

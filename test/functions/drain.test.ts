@@ -4,6 +4,8 @@
  * exits at once and drops the push in flight.
  */
 import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FRAMEWORK_CLI, freePort, type Running, startAndProbe } from '../infra/support-bundles.ts';
 
@@ -45,6 +47,26 @@ describe('functions: a SIGTERM drains the pushes in flight', function () {
     assert.deepEqual(await slow, [200, 'done']);
     assert.equal(await exit, 0);
     assert.match(r.output(), /stopping: 1 push\(es\) in flight/);
+  });
+
+  it('waits for a push whose sender hung up: its work (the ledger row) is done before the exit', async () => {
+    const r = await start();
+    assert.equal(await (await fetch(`${r.url}/?ms=0`)).text(), 'done');
+    const mark = join(mkdtempSync(join(tmpdir(), 'drain-')), 'row');
+    // The sender (Pub/Sub, stopped or timed out) closes the connection while the push is worked on.
+    const sender = new AbortController();
+    const slow = fetch(`${r.url}/?ms=1500&mark=${encodeURIComponent(mark)}`, { signal: sender.signal }).catch(
+      () => 'hung up',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    sender.abort();
+    assert.equal(await slow, 'hung up');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const exit = exited(r);
+    r.child.kill('SIGTERM');
+    assert.equal(await exit, 0);
+    assert.match(r.output(), /stopping: 1 push\(es\) in flight/);
+    assert.equal(existsSync(mark), true, 'the work after the hang-up was done before the exit');
   });
 
   it('exits 0 on a SIGTERM with nothing in flight', async () => {

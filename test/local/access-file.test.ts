@@ -35,9 +35,11 @@ import {
   pruneKept,
   readAccessFile,
   writeAccessFile,
+  writeDeclaredSettings,
   writeServiceAccountKey,
 } from '../../local/access-file.ts';
-import { REPO_ROOT } from '../../local/settings-file.ts';
+import { DEFAULT_PORTS, localSettings, type Ports } from '../../local/services.ts';
+import { REPO_ROOT, readSettingsFile } from '../../local/settings-file.ts';
 
 /** The members `policies` bind to `role` on `resource`. */
 const membersIn = (policies: readonly IamPolicy[]) => (resource: string, role: string) =>
@@ -179,6 +181,24 @@ setTimeout(() => {
         'roles/pubsub.subscriber',
       ).includes('serviceAccount:eventbus-schedule@local-project.iam.gserviceaccount.com'),
     );
+  });
+
+  it('declares a start from its settings as given: the same plan on whatever ports it runs', async function () {
+    this.timeout(60_000);
+    const given = readSettingsFile(join(REPO_ROOT, 'environments', 'local.yaml'));
+    const elsewhere = Object.fromEntries(
+      Object.entries(DEFAULT_PORTS).map(([name, port]) => [name, port + 1000]),
+    ) as unknown as Ports;
+    const moved = join(dir, 'moved.json');
+    writeFileSync(moved, JSON.stringify(localSettings(given, elsewhere)));
+    const declared = writeDeclaredSettings(dir, given);
+    assert.notEqual(readFileSync(moved, 'utf8'), readFileSync(declared, 'utf8'), 'the move changes URLs');
+    assert.deepEqual(
+      await plannedAccess(process.execPath, REPO_ROOT, moved),
+      await plannedAccess(process.execPath, REPO_ROOT, declared),
+    );
+    const other = join(dir, 'other');
+    assert.equal(planKey(REPO_ROOT, writeDeclaredSettings(other, given)), planKey(REPO_ROOT, declared));
   });
 
   it('takes the policy tag and its masking rule from the program, with column security on', async function () {

@@ -17,7 +17,11 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { StoredEvent } from '../../core/event.ts';
-import { type CatalogSetting, catalogEntry } from '../../core/platforms/segment-action/catalog.ts';
+import {
+  type CatalogAction,
+  type CatalogSetting,
+  catalogEntry,
+} from '../../core/platforms/segment-action/catalog.ts';
 import { segmentActionProblems } from '../../core/platforms/segment-action/check.ts';
 import { compileFql } from '../../core/platforms/segment-action/fql.ts';
 import { OAUTH_ROLES } from '../../core/platforms/segment-action/oauth.ts';
@@ -27,6 +31,7 @@ import type { DefaultSubscriptions } from '../../core/platforms/segment-action/s
 import { suggestAction } from '../../core/platforms/segment-action/suggest.ts';
 import type { Connection, Destination, SegmentActionSetting } from '../../schemas/settings.ts';
 import { REPO } from './local-start.ts';
+import { resolved, typedField, typedSettings, typedWhen } from './user-supplied.ts';
 
 export interface Verified {
   readonly slug: string;
@@ -171,16 +176,29 @@ export function standInValue(f: CatalogSetting, format: string | undefined): str
 export function setUp(
   v: Verified,
   base: string,
-): { destination: Destination; secrets: Record<string, string>; usable: boolean; questions: string[] } {
+  supplied = false,
+): {
+  destination: Destination;
+  secrets: Record<string, string>;
+  usable: boolean;
+  questions: string[];
+  /** With `supplied`: the settings and `<action>.<field>` the user typed, and the `when`s they wrote. */
+  typed: string[];
+} {
   const entry = CATALOG.get(v.slug);
   const formats = definitionOf(v.slug).authentication?.fields ?? {};
   const config: Record<string, unknown> = {};
   const secrets: Record<string, string> = {};
+  const typed: string[] = [];
   // The first setting of each "one of these" rule counts as required (the web stream's, for GA4).
   const ruled = new Set((entry?.settingRules ?? []).flatMap((r) => r.anyOf.slice(0, 1)));
+  // The user types their account's settings where the destination's tests give one.
+  const own = supplied ? typedSettings(v.slug) : {};
   for (const f of entry?.authFields ?? []) {
-    if (!f.required && !ruled.has(f.key)) continue;
-    const value = standInValue(f, formats[f.key]?.format);
+    const mine = own[f.key];
+    if (mine === undefined && !f.required && !ruled.has(f.key)) continue;
+    const value = mine ?? standInValue(f, formats[f.key]?.format);
+    if (mine !== undefined) typed.push(f.key);
     if (f.type === 'password' || f.secret) secrets[f.key] = String(value);
     else config[f.key] = value;
   }
@@ -195,7 +213,8 @@ export function setUp(
     base_url: base,
     config,
   } as Destination;
-  if (runsPresets(v.slug)) return { destination: base_, secrets, usable: true, questions: [] };
+  if (runsPresets(v.slug) && !supplied)
+    return { destination: base_, secrets, usable: true, questions: [], typed };
   // What the settings check asks of each action alone (a connection is judged by the environment).
   const named = { ...base_, secrets: Object.fromEntries(Object.keys(secrets).map((k) => [k, 'NAME'])) };
   const actions: SegmentActionSetting[] = [];
@@ -204,21 +223,83 @@ export function setUp(
     const action = catalogEntry(v.slug)?.actions.find((a) => a.key === key);
     if (action === undefined) continue;
     const suggested = suggestAction(action);
+    const mine = supplied ? userTyped(v.slug, action, suggested) : { mapping: {}, typed: [], complete: true };
+    // A user leaves out an action with a required field they have nothing to type into.
+    if (!mine.complete) continue;
+    const when = suggested.when ?? mine.when;
+    const mapping = { ...suggested.mapping, ...mine.mapping };
     const setting: SegmentActionSetting = {
       action: key,
-      ...(suggested.when === undefined ? {} : { when: suggested.when }),
-      ...(Object.keys(suggested.mapping).length > 0 ? { mapping: { ...suggested.mapping } } : {}),
+      ...(when === undefined ? {} : { when }),
+      ...(Object.keys(mapping).length > 0 ? { mapping } : {}),
     };
     const problems = segmentActionProblems({ ...named, actions: [setting] });
-    if (problems.every((p) => !p.startsWith('destination.actions['))) actions.push(setting);
-    else for (const q of suggested.questions) questions.add(q);
+    if (problems.every((p) => !p.startsWith('destination.actions['))) {
+      actions.push(setting);
+      typed.push(...mine.typed);
+    } else for (const q of suggested.questions) questions.add(q);
   }
   return {
     destination: { ...base_, actions } as Destination,
     secrets,
     usable: actions.length > 0,
     questions: actions.length > 0 ? [] : [...questions],
+    typed,
   };
+}
+
+/**
+ * What a user types into one action where no suggestion fills it (test/support/user-supplied.ts,
+ * from the destination's own tests): each required field (or one its description says is
+ * required) the suggestions leave to the user, or
+ * whose value (its default, or the suggestion) is empty on every ordinary event the action takes;
+ * a `when` for an action that takes none of them as it is; and its hooks' saved results.
+ * `complete` is false when a required field stays empty: the user leaves that action out.
+ */
+function userTyped(
+  slug: string,
+  action: CatalogAction,
+  suggested: ReturnType<typeof suggestAction>,
+): { mapping: Record<string, unknown>; when?: string; typed: string[]; complete: boolean } {
+  const mapping: Record<string, unknown> = {};
+  const typed: string[] = [];
+  let complete = true;
+  const all = ORDINARY.map((o) => segmentEventOf(ordinaryEvent(o, 'u-1', new Date(0))));
+  const taken = (subscription: string | undefined) =>
+    subscription === undefined ? [] : all.filter((e) => compileFql(subscription).takes(e));
+  // An action that takes none of the ordinary events as it is gets the `when` its tests run it under.
+  const own = suggested.when ?? action.defaultSubscription;
+  const when = taken(own).length === 0 ? typedWhen(slug, action.key) : undefined;
+  if (when !== undefined) typed.push(`${action.key}.when`);
+  const takes = taken(when ?? own);
+  const events = takes.length > 0 ? takes : all;
+  for (const f of action.fields) {
+    // Required, or required in words (`One of email or LinkedIn UUID … is required`).
+    if (!(f.required && !f.conditional) && !/\bis required\b/i.test(f.description ?? '')) continue;
+    const given = suggested.mapping[f.key] ?? f.default;
+    const empty = events.every((e) => {
+      const value = resolved(given, e);
+      return value === undefined || value === null || value === '';
+    });
+    if (!suggested.questions.includes(f.key) && !empty) continue;
+    const value = typedField(slug, action.key, f.key, events);
+    if (value === undefined) {
+      if (f.required && !f.conditional) complete = false;
+      continue;
+    }
+    // Typed into a number field, a number (Segment's tests give some as text: `"1335"`).
+    const numeric = (f.type === 'integer' || f.type === 'number') && typeof value === 'string';
+    mapping[f.key] = numeric && value.trim() !== '' && Number.isFinite(Number(value)) ? Number(value) : value;
+    typed.push(`${action.key}.${f.key}`);
+  }
+  // A hook's result, which Segment's app saves into the mapping (the conversion rule, the list).
+  for (const hook of action.hooks ?? []) {
+    const value = typedField(slug, action.key, hook);
+    if (value === undefined) continue;
+    mapping[hook] = value;
+    typed.push(`${action.key}.${hook}`);
+  }
+  return { mapping, ...(when === undefined ? {} : { when }), typed, complete };
 }
 
 /**

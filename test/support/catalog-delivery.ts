@@ -20,8 +20,17 @@ export interface Captured {
   readonly body: unknown;
 }
 
-/** The stand-in: records each request, answers the next scripted answer (200 {} when none is left). */
-export function standIn(): Promise<{
+/** What the stand-in answers a request with when no scripted answer is left: status, text, type. */
+export type AnswerOf = (
+  method: string,
+  path: string,
+) => { readonly status: number; readonly text: string; readonly contentType?: string } | undefined;
+
+/**
+ * The stand-in: records each request, answers the next scripted answer; when none is left, what
+ * `answerOf` gives for the request (the platform's recorded answer), else 200 `{}`.
+ */
+export function standIn(answerOf?: AnswerOf): Promise<{
   server: Server;
   base: string;
   captured: Captured[];
@@ -40,10 +49,16 @@ export function standIn(): Promise<{
         headers: req.headers,
         body: bodyOf(text),
       });
-      const a = answers.shift() ?? { status: 200, body: {} };
-      res
-        .writeHead(a.status, { 'content-type': 'application/json', ...a.headers })
-        .end(JSON.stringify(a.body));
+      const a = answers.shift();
+      const recorded = a === undefined ? answerOf?.(req.method ?? '', req.url ?? '') : undefined;
+      if (recorded !== undefined)
+        res
+          .writeHead(recorded.status, { 'content-type': recorded.contentType ?? 'application/json' })
+          .end(recorded.text);
+      else
+        res
+          .writeHead(a?.status ?? 200, { 'content-type': 'application/json', ...a?.headers })
+          .end(JSON.stringify(a?.body ?? {}));
     });
   });
   return new Promise((resolve) =>

@@ -9,9 +9,14 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { ENTRY_FILES } from '../support/entry-files.ts';
+import { KeptFindings } from '../support/kept-findings.ts';
 import { codeFiles, scratchCopy } from '../support/scratch-tree.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** What the parser found in each file, kept by content between runs (support/kept-findings.ts). */
+const findings = new KeptFindings(import.meta.url);
+after(() => findings.save());
 
 function tsFiles(dir: string): string[] {
   const abs = join(root, dir);
@@ -217,9 +222,10 @@ function impurities(where: string, text: string): string[] {
 
 /** Every impurity of the code files of core/ and schemas/ under `base` (the repository, or a scratch copy). */
 function purityProblems(base: string): string[] {
-  return codeFiles(base, ['core', 'schemas']).flatMap((file) =>
-    impurities(file, readFileSync(join(base, file), 'utf8')),
-  );
+  return codeFiles(base, ['core', 'schemas']).flatMap((file) => {
+    const text = readFileSync(join(base, file), 'utf8');
+    return findings.of(file, text, () => impurities(file, text));
+  });
 }
 
 describe('architecture: dependency direction', () => {
@@ -490,23 +496,29 @@ describe('architecture: dependency direction', () => {
   it('entry points return refusals as Step values (core/step.ts) and never throw them', () => {
     // Building an API error, or a refusal's own exception class, in a throw.
     const BUILDS_ERROR = /\b(apiError|withViolations|fail|refuse)\(|\bnew\s+\w*Refus\w*\(/;
-    const problems: string[] = [];
-    for (const file of ['gateway', 'studio', 'functions'].flatMap((d) => tsFiles(d))) {
-      const where = relative(root, file);
-      const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+    const refusals = (where: string, text: string): string[] => {
+      const found: string[] = [];
+      const source = ts.createSourceFile(where, text, ts.ScriptTarget.Latest, true);
       const visit = (node: ts.Node): void => {
         const line = () => source.getLineAndCharacterOfPosition(node.getStart()).line + 1;
         if (ts.isThrowStatement(node) && BUILDS_ERROR.test(node.getText()))
-          problems.push(`${where}:${line()} throws a refusal`);
+          found.push(`${where}:${line()} throws a refusal`);
         if (
           ts.isClassDeclaration(node) &&
           /Refus/.test(node.name?.text ?? '') &&
           node.heritageClauses?.some((h) => /\bError\b/.test(h.getText()))
         )
-          problems.push(`${where}:${line()} declares ${node.name?.text}, an exception for refusals`);
+          found.push(`${where}:${line()} declares ${node.name?.text}, an exception for refusals`);
         ts.forEachChild(node, visit);
       };
       visit(source);
+      return found;
+    };
+    const problems: string[] = [];
+    for (const file of ['gateway', 'studio', 'functions'].flatMap((d) => tsFiles(d))) {
+      const where = relative(root, file);
+      const text = readFileSync(file, 'utf8');
+      problems.push(...findings.of(`refusals ${where}`, text, () => refusals(where, text)));
     }
     // The studio's admin actions (its *-api.ts files, which server.ts dispatches to) say so in
     // their types: each exported function gives a Step.

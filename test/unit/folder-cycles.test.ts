@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
+import { KeptFindings } from '../support/kept-findings.ts';
 import { codeFiles, REPO_ROOT, scratchCopy } from '../support/scratch-tree.ts';
 
 /** Folders whose subfolders are nodes of their own. */
@@ -32,6 +33,10 @@ function specifiers(text: string): string[] {
   return importedFiles.map((f) => f.fileName).filter((name) => name.startsWith('.'));
 }
 
+/** The specifiers of each file, kept by content between runs (support/kept-findings.ts). */
+const findings = new KeptFindings(import.meta.url);
+after(() => findings.save());
+
 /** node → node it imports → the first file-level import making that edge (`a.ts imports b.ts`). */
 type FolderGraph = Map<string, Map<string, string>>;
 
@@ -41,7 +46,8 @@ function folderGraph(root: string, files: readonly string[]): FolderGraph {
     const from = nodeOf(file);
     const edges = graph.get(from) ?? new Map<string, string>();
     graph.set(from, edges);
-    for (const spec of specifiers(readFileSync(join(root, file), 'utf8'))) {
+    const text = readFileSync(join(root, file), 'utf8');
+    for (const spec of findings.of(file, text, () => specifiers(text))) {
       const target = relative(root, resolve(root, dirname(file), spec))
         .split(sep)
         .join('/');

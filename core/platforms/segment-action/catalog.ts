@@ -78,6 +78,12 @@ export interface CatalogAction {
    * presets.ts SYNC_MODE_KEY; without it, such an action refuses every event (`Sync mode undefined`).
    */
   readonly syncMode?: { readonly default?: string; readonly choices: readonly string[] };
+  /**
+   * Its hooks (actions-core's `onMappingSave`, `retlOnMappingSave`): Segment's app runs one when the
+   * mapping is saved (it creates or picks the conversion rule, the user list) and keeps its result
+   * in the mapping under the hook's name, `{"outputs": {…}}`, which the action reads at each event.
+   */
+  readonly hooks?: readonly string[];
   readonly fields: readonly CatalogField[];
 }
 

@@ -308,7 +308,8 @@ function mappingProblems(
   const fields = new Map(action.fields.map((f) => [f.key, f]));
   syncModeProblem(mapping, action, name, say);
   for (const key of Object.keys(mapping))
-    if (!fields.has(key) && !(key === SYNC_MODE_KEY && action.syncMode))
+    if (action.hooks?.includes(key)) hookProblem(mapping[key], key, name, say);
+    else if (!fields.has(key) && !(key === SYNC_MODE_KEY && action.syncMode))
       say(
         `.mapping.${key}`,
         `is not a field of ${name} (its fields: ${action.fields.map((f) => f.key).join(', ')})`,
@@ -325,6 +326,20 @@ function mappingProblems(
       if (wrong) say(`.mapping.${field.key}`, `${wrong} for ${name}`);
     }
   }
+}
+
+/**
+ * A hook's saved result in the mapping (`onMappingSave: {outputs: {id: …}}`), as Segment's app keeps
+ * it when the mapping is saved: an object whose `outputs` is an object (and `inputs`, if any, too).
+ */
+function hookProblem(value: unknown, key: string, name: string, say: Say): void {
+  const isObject = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v);
+  const saved = value as { outputs?: unknown; inputs?: unknown };
+  if (!isObject(value) || !isObject(saved.outputs) || (saved.inputs !== undefined && !isObject(saved.inputs)))
+    say(
+      `.mapping.${key}`,
+      `is the result of ${name}'s ${key} hook, as Segment's app saves it: {"outputs": {…}} (and "inputs", an object, if any)`,
+    );
 }
 
 /** The sync mode a mapping names, for an action that has sync modes: one of them. */

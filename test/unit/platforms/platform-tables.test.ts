@@ -14,6 +14,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { PLATFORM_LIST } from '../../../core/platforms/platforms.ts';
+import { KeptFindings } from '../../support/kept-findings.ts';
 import { codeFiles, scratchCopy } from '../../support/scratch-tree.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -209,15 +210,24 @@ function platformKeys(where: string, text: string): string[] {
   return found;
 }
 
+/**
+ * What platformKeys finds in each file, kept by content between runs (support/kept-findings.ts),
+ * for the platform names of this run.
+ */
+const findings = new KeptFindings(import.meta.url, [PLATFORM_KEYS, DISPLAY_NAMES, SQUEEZED]);
+after(() => findings.save());
+
 /** The keyed tables of `where` that are not allowed: outside a platform's folder, not a registry. */
 function violations(where: string, text: string): string[] {
   if (/^core\/platforms\/[^/]+\//.test(where) || REGISTRIES[where] !== undefined) return [];
-  return platformKeys(where, text).filter((hit) => {
-    const key = hit.split(' ')[1] as string;
-    return (
-      OTHER_MEANING[`${where} ${key}`] === undefined && BRANCHES_TO_MOVE[`${where} ${key}`] === undefined
-    );
-  });
+  return findings
+    .of(where, text, () => platformKeys(where, text))
+    .filter((hit) => {
+      const key = hit.split(' ')[1] as string;
+      return (
+        OTHER_MEANING[`${where} ${key}`] === undefined && BRANCHES_TO_MOVE[`${where} ${key}`] === undefined
+      );
+    });
 }
 
 /** Every disallowed platform-keyed table in the code of `base` (the repository, or a scratch copy). */

@@ -28,5 +28,26 @@ describe('scripts: docs-deliverable', () => {
     );
     assert.ok(table.includes(`| ${NOT_DELIVERED['no-request']} | 1 | segment |`));
     assert.ok(table.includes(`| ${NOT_DELIVERED.audience} | 0 |  |`));
+    assert.match(
+      table,
+      /\*\*1 deliver with the suggested mappings alone; 0 delivered with values the user supplied\*\*/,
+    );
+  });
+
+  it('counts apart the destinations delivered with values the user supplied, and names what was typed', () => {
+    const table = deliverableTable({
+      verified: 3,
+      deliverable: [
+        { slug: 'braze', events: ['purchase'] },
+        { slug: 'slack', events: ['purchase'], supplied: ['postToChannel.url', 'postToChannel.when'] },
+      ],
+      not_delivered: [],
+    });
+    assert.match(
+      table,
+      /\*\*1 deliver with the suggested mappings alone; 1 delivered with values the user supplied\*\*/,
+    );
+    assert.ok(table.includes('| slack | `postToChannel.url`, `postToChannel.when` |'));
+    assert.ok(!table.includes('| braze |'));
   });
 });

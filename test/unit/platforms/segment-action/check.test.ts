@@ -150,6 +150,35 @@ describe('segment_action: settings check', () => {
     );
   });
 
+  it("a hook's saved result is taken where the action has that hook, in the shape Segment's app saves it", () => {
+    // LinkedIn Conversions' onMappingSave picks the conversion rule; its result is in the mapping.
+    const linkedin: Destination = {
+      id: 'linkedin',
+      type: 'segment_action',
+      destination: 'linkedin-conversions',
+      connection: 'linkedin',
+      actions: [
+        { action: 'streamConversion', mapping: { onMappingSave: { inputs: {}, outputs: { id: 789 } } } },
+      ],
+    };
+    assert.deepEqual(segmentActionProblems(linkedin), []);
+    const saved = (value: unknown, hook = 'onMappingSave') =>
+      segmentActionProblems({
+        ...linkedin,
+        actions: [{ action: 'streamConversion', mapping: { [hook]: value } }],
+      });
+    const shape =
+      'destination.actions[0].mapping.onMappingSave: is the result of linkedin-conversions streamConversion\'s onMappingSave hook, as Segment\'s app saves it: {"outputs": {…}} (and "inputs", an object, if any)';
+    assert.deepEqual(saved({ id: 789 }), [shape]);
+    assert.deepEqual(saved({ outputs: 'rule-1' }), [shape]);
+    assert.deepEqual(saved({ inputs: [], outputs: {} }), [shape]);
+    // A hook the action does not have is not a field of it.
+    assert.match(
+      saved({ outputs: {} }, 'retlOnMappingSave')[0] ?? '',
+      /mapping\.retlOnMappingSave: is not a field of/,
+    );
+  });
+
   it('OAuth: HubSpot takes its private-app token as the access_token secret, or a connection; with neither, both are named', () => {
     const hubspot: Destination = {
       id: 'hubspot',

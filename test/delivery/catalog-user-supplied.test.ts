@@ -1,0 +1,52 @@
+/**
+ * What the deliverable run types as a user would, and what its capture server answers
+ * (test/support/user-supplied.ts; docs/catalog-destinations.md, "Deliverable"): every value read
+ * from Segment's own test input in the committed conformance data, none written per destination.
+ */
+import assert from 'node:assert/strict';
+import {
+  recordedAnswer,
+  recordedAnswerAt,
+  resolved,
+  typedField,
+  typedSettings,
+  typedWhen,
+} from '../support/user-supplied.ts';
+
+describe('deliverable run: values the user supplies, from Segment’s test input', () => {
+  it('types a field’s value itself: a directive of the test is resolved against the test’s own event', () => {
+    // Twilio's test maps `To` to `{"@path": "$.properties.To"}`: the user types the number.
+    const to = typedField('twilio', 'sendSMS', 'To');
+    assert.equal(typeof to, 'string');
+    assert.match(to as string, /^\+\d{8,15}$/);
+    // A literal is typed as it is; a field no test maps is left to the suggestions.
+    assert.equal(typedField('webhook', 'send', 'url'), 'https://example.com');
+    assert.equal(typedField('twilio', 'sendSMS', 'no_such_field'), undefined);
+    assert.equal(typedField('no-such-destination', 'send', 'url'), undefined);
+  });
+
+  it('takes the settings the tests configure (scalars only) and the subscription they run an action under', () => {
+    assert.deepEqual(typedSettings('salesforce'), { instanceUrl: 'https://test.salesforce.com/' });
+    // TikTok Audiences' tests configure only a list (`advertiser_ids`), which a setting cannot hold.
+    assert.deepEqual(typedSettings('tiktok-audiences'), {});
+    assert.equal(typedWhen('webhook', 'send'), 'type = "track"');
+  });
+
+  it('resolves mapping-kit directives, and gives undefined for what it cannot resolve', () => {
+    const event = { type: 'track', properties: { total: 12 } };
+    assert.equal(resolved({ '@path': '$.properties.total' }, event), 12);
+    assert.equal(resolved({ '@path': '$.properties.missing' }, event), undefined);
+    assert.equal(resolved('literal', event), 'literal');
+  });
+
+  it('answers a request as the tests mocked the same method, host and path (query aside), 2xx only', () => {
+    const search = 'api.sky.blackbaud.com/constituent/v1/constituents/search?search_text=someone';
+    const answer = recordedAnswerAt('GET', `/standin/blackbaud-raisers-edge-nxt/${search}`);
+    assert.equal(answer?.status, 200);
+    assert.deepEqual(JSON.parse(answer?.text ?? 'null'), { count: 0, value: [] });
+    // Another method, another destination's path, or a path outside the stand-in: nothing recorded.
+    assert.equal(recordedAnswer('blackbaud-raisers-edge-nxt', 'POST', `https://${search}`), undefined);
+    assert.equal(recordedAnswerAt('GET', `/standin/webhook/${search}`), undefined);
+    assert.equal(recordedAnswerAt('GET', '/elsewhere/x'), undefined);
+  });
+});

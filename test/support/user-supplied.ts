@@ -1,0 +1,172 @@
+/**
+ * What a user of a platform types where nothing suggests a value, and what the platform answers
+ * (issue #95; docs/catalog-destinations.md, "Deliverable"): both read from Segment's own test input
+ * for that destination, the committed conformance data the CI tier replays
+ * (test/fixtures/segment-conformance/replay.jsonl: each passing case's settings, mapping and event,
+ * the answers its `nock` mocks gave, the requests Segment's code sent). Nothing here names a
+ * destination: every value comes from that data, by slug, action and field.
+ *
+ * - A setting: the value the destination's tests configure (their account's instance URL, region or id).
+ * - A mapping field: the value the tests map it to; a directive (`{"@path": "$.properties.To"}`)
+ *   is resolved against that test's own event, so the user types the value itself.
+ * - A `when`: the subscription the test ran the action under (the call type of its event).
+ * - An answer: for a request of the same method to the same host and path, the first 2xx answer a
+ *   test's mock gave to that request (the documented shape: a record looked up, a datafile).
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { REPO } from './local-start.ts';
+
+/** One replayed case, the parts read here. */
+interface Case {
+  readonly slug: string;
+  readonly destination?: {
+    readonly config?: Readonly<Record<string, unknown>>;
+    readonly actions: readonly {
+      readonly action: string;
+      readonly when?: string;
+      readonly mapping?: Readonly<Record<string, unknown>>;
+    }[];
+  };
+  readonly event?: Record<string, unknown>;
+  readonly events?: readonly Record<string, unknown>[];
+  readonly answers?: readonly {
+    readonly status: number;
+    readonly headers?: readonly (readonly [string, string])[];
+    readonly text: string;
+  }[];
+  readonly segment?: readonly { readonly method: string; readonly url: string }[];
+}
+
+/** Where the CI tier's conformance data is (from the repository's root). */
+export const REPLAY_DATA = 'test/fixtures/segment-conformance/replay.jsonl';
+
+/** mapping-kit's resolution, from actions-core's CommonJS build (the one the runtime and destinations load). */
+const { transform } = createRequire(import.meta.url)('@segment/actions-core') as {
+  transform: (mapping: Record<string, unknown>, data: unknown) => Record<string, unknown>;
+};
+
+/** A mapping value resolved against a Segment event (undefined when it cannot be). */
+export function resolved(value: unknown, event: unknown): unknown {
+  try {
+    return transform({ value }, event).value;
+  } catch {
+    return undefined;
+  }
+}
+
+let cases: Map<string, Case[]> | undefined;
+/** The data's cases of one destination, in the data's order. */
+function casesOf(slug: string): readonly Case[] {
+  if (cases === undefined) {
+    cases = new Map();
+    for (const line of readFileSync(join(REPO, REPLAY_DATA), 'utf8').split('\n')) {
+      if (line.trim() === '') continue;
+      const c = JSON.parse(line) as Case;
+      if (c.slug === undefined || c.destination === undefined) continue;
+      cases.set(c.slug, [...(cases.get(c.slug) ?? []), c]);
+    }
+  }
+  return cases.get(slug) ?? [];
+}
+
+const absent = (v: unknown) => v === undefined || v === null || v === '';
+
+/** A value as the user types it: a directive resolved against the test's event, else as it is. */
+function typed(value: unknown, event: Record<string, unknown> | undefined): unknown {
+  if (event === undefined || typeof value !== 'object' || value === null) return value;
+  return resolved(value, event);
+}
+
+/**
+ * The value the destination's tests give `field` of `action` (undefined when none does): a
+ * directive that reads a value from each of `events` (the events the action will take) as it is —
+ * the user maps the same place — else the value it reads from the test's own event, typed.
+ */
+export function typedField(
+  slug: string,
+  action: string,
+  field: string,
+  events: readonly unknown[] = [],
+): unknown {
+  for (const c of casesOf(slug)) {
+    const setting = c.destination?.actions.find((a) => a.action === action);
+    const value = setting?.mapping?.[field];
+    if (absent(value)) continue;
+    const directive = typeof value === 'object' && value !== null && Object.keys(value)[0]?.startsWith('@');
+    if (directive && events.length > 0 && events.every((e) => !absent(resolved(value, e)))) return value;
+    const mine = typed(value, c.event ?? c.events?.[0]);
+    if (!absent(mine)) return mine;
+  }
+  return undefined;
+}
+
+/** The settings the destination's tests configure, scalars only (the first case that gives each). */
+export function typedSettings(slug: string): Record<string, string | number | boolean> {
+  const out: Record<string, string | number | boolean> = {};
+  for (const c of casesOf(slug))
+    for (const [key, value] of Object.entries(c.destination?.config ?? {}))
+      if (
+        !(key in out) &&
+        (typeof value === 'string' ? value !== '' : ['number', 'boolean'].includes(typeof value))
+      )
+        out[key] = value as string | number | boolean;
+  return out;
+}
+
+/** The subscription the destination's tests run `action` under. */
+export function typedWhen(slug: string, action: string): string | undefined {
+  for (const c of casesOf(slug)) {
+    const when = c.destination?.actions.find((a) => a.action === action)?.when;
+    if (when !== undefined) return when;
+  }
+  return undefined;
+}
+
+/** An answer a capture server gives: status, body text, content type. */
+export interface RecordedAnswer {
+  readonly status: number;
+  readonly text: string;
+  readonly contentType?: string;
+}
+
+/**
+ * The answer Segment's tests mocked for a request of `method` to `url` (matched by host and path,
+ * the query left out) at destination `slug`: the first 2xx one, else undefined.
+ */
+export function recordedAnswer(slug: string, method: string, url: string): RecordedAnswer | undefined {
+  const where = (u: string) => {
+    try {
+      const parsed = new URL(u);
+      return `${parsed.host}${parsed.pathname.replace(/\/+$/, '')}`;
+    } catch {
+      return undefined;
+    }
+  };
+  const wanted = where(url);
+  if (wanted === undefined) return undefined;
+  for (const c of casesOf(slug)) {
+    const sent = c.segment ?? [];
+    for (let i = 0; i < sent.length; i++) {
+      const answer = c.answers?.[i];
+      const request = sent[i];
+      if (answer === undefined || request === undefined) continue;
+      if (answer.status < 200 || answer.status > 299 || answer.text === '') continue;
+      if (request.method.toUpperCase() !== method.toUpperCase() || where(request.url) !== wanted) continue;
+      const contentType = answer.headers?.find(([k]) => k.toLowerCase() === 'content-type')?.[1];
+      return { status: answer.status, text: answer.text, ...(contentType ? { contentType } : {}) };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The capture server's answer for a request to `<base>/<slug>/<host><path>` (each destination's
+ * `base_url` under its own slug): the recorded answer of that destination's tests, if any.
+ */
+export function recordedAnswerAt(method: string, path: string): RecordedAnswer | undefined {
+  const m = /^\/standin\/([a-z0-9-]+)\/(.+)$/.exec(path);
+  if (m?.[1] === undefined || m[2] === undefined) return undefined;
+  return recordedAnswer(m[1], method, `https://${m[2]}`);
+}
