@@ -23,7 +23,7 @@ export interface Undelivered {
  * Every service's log (the supervisor writes one file per service under `<data dir>/logs`), each
  * line prefixed with its file's name, so the lines that name an event or a stop say whose they are.
  */
-export function serviceLogs(dir: string): string {
+function serviceLogs(dir: string): string {
   let names: string[];
   try {
     names = readdirSync(dir).filter((n) => n.endsWith('.log'));
@@ -41,7 +41,7 @@ export function serviceLogs(dir: string): string {
 }
 
 /** The lines that say how services stopped: a drain, a SIGKILL after the grace, a failed ledger write. */
-export function stopLines(output: string): string[] {
+function stopLines(output: string): string[] {
   return output
     .split('\n')
     .filter((l) => /stopping: \d+ push|did not stop within|ledger write failed/.test(l))
@@ -50,8 +50,45 @@ export function stopLines(output: string): string[] {
 
 type Query = <T>(sql: string, params?: Record<string, unknown>) => Promise<T[]>;
 
+/**
+ * For each destination, the trail of up to ten acknowledged events it has no `delivered` row for;
+ * with any, how the services stopped. The logs are read only then.
+ */
+export async function undeliveredReport(input: {
+  readonly q: Query;
+  readonly destinations: readonly string[];
+  readonly acknowledged: ReadonlySet<string>;
+  readonly received: ReadonlyMap<string, ReadonlyMap<string, number>>;
+  readonly supervisorOutput: string;
+  readonly logDir: string;
+}): Promise<{ undelivered: Undelivered[]; stops: string[] }> {
+  const undelivered: Undelivered[] = [];
+  let output: string | undefined;
+  for (const d of input.destinations) {
+    const rows = await input.q<{ event_id: string }>(
+      `SELECT DISTINCT event_id FROM events.deliveries
+       WHERE destination = @d AND status = 'delivered' AND event_id IN UNNEST(@ids)`,
+      { d, ids: [...input.acknowledged] },
+    );
+    const delivered = new Set(rows.map((r) => r.event_id));
+    if (delivered.size >= input.acknowledged.size) continue;
+    output ??= `${input.supervisorOutput}\n${serviceLogs(input.logDir)}`;
+    undelivered.push(
+      ...(await undeliveredTrail({
+        q: input.q,
+        destination: d,
+        acknowledged: input.acknowledged,
+        delivered,
+        received: input.received.get(d) ?? new Map(),
+        output,
+      })),
+    );
+  }
+  return { undelivered, stops: output === undefined ? [] : stopLines(output) };
+}
+
 /** The trail of up to `limit` events the destination has no `delivered` row for. */
-export async function undeliveredTrail(input: {
+async function undeliveredTrail(input: {
   readonly q: Query;
   readonly destination: string;
   readonly acknowledged: ReadonlySet<string>;

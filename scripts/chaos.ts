@@ -47,13 +47,7 @@ import { emulatorPubSub } from '../local/provision.ts';
 import { DEFAULT_PORTS } from '../local/services.ts';
 import type { Settings } from '../schemas/settings.ts';
 import { startEnvironment } from './chaos-start.ts';
-import {
-  formatUndelivered,
-  serviceLogs,
-  stopLines,
-  type Undelivered,
-  undeliveredTrail,
-} from './chaos-undelivered.ts';
+import { formatUndelivered, type Undelivered, undeliveredReport } from './chaos-undelivered.ts';
 
 const REPO = resolve(import.meta.dirname, '..');
 // Offline: Google's clients must not probe for a GCE metadata server.
@@ -606,10 +600,6 @@ ${
   const stored = Number(storedRow?.n ?? 0);
   const pubsub = emulatorPubSub('local-project', `127.0.0.1:${ports['pubsub']}`);
   const destinations: DestinationReport[] = [];
-  const undelivered: Undelivered[] = [];
-  // The supervisor's output and every service's log, read once if an event is missing.
-  let logs: string | undefined;
-  const output = () => (logs ??= `${env.output()}\n${serviceLogs(join(dataDir, 'logs'))}`);
   for (const d of targets) {
     const ledger = await q<{ event_id: string; status: string }>(
       `SELECT DISTINCT event_id, status FROM events.deliveries WHERE destination = @d AND STARTS_WITH(event_id, @p)`,
@@ -681,16 +671,6 @@ ${
       byCause[cause] += recordedAgain;
       byCause['unconfirmed send'] += rest - recordedAgain;
     }
-    undelivered.push(
-      ...(await undeliveredTrail({
-        q,
-        destination: d,
-        acknowledged,
-        delivered,
-        received: counts,
-        output: output(),
-      })),
-    );
     destinations.push({
       destination: d,
       acknowledged: acknowledged.size,
@@ -705,6 +685,14 @@ ${
       received: [...counts.keys()].filter((id) => id.startsWith(prefix)).length,
     });
   }
+  const trail = await undeliveredReport({
+    q,
+    destinations: targets,
+    acknowledged,
+    received: receiver.received,
+    supervisorOutput: env.output(),
+    logDir: join(dataDir, 'logs'),
+  });
   await pubsub.close();
   env.child.kill('SIGINT');
   await new Promise((r) => (env.child.exitCode !== null ? r(null) : env.child.once('exit', r)));
@@ -718,8 +706,7 @@ ${
     destinations,
     restarts,
     seconds: Math.round((Date.now() - started) / 1000),
-    undelivered,
-    stops: undelivered.length > 0 ? stopLines(output()) : [],
+    ...trail,
   };
 }
 
