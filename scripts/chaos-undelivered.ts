@@ -1,3 +1,6 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
 /**
  * What the chaos run (scripts/chaos.ts) prints for an acknowledged event a destination never got:
  * every ledger row of it, the times the destination received it, and the environment's log lines
@@ -16,10 +19,76 @@ export interface Undelivered {
   readonly log: readonly string[];
 }
 
+/**
+ * Every service's log (the supervisor writes one file per service under `<data dir>/logs`), each
+ * line prefixed with its file's name, so the lines that name an event or a stop say whose they are.
+ */
+function serviceLogs(dir: string): string {
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((n) => n.endsWith('.log'));
+  } catch {
+    return '';
+  }
+  return names
+    .map((n) =>
+      readFileSync(join(dir, n), 'utf8')
+        .split('\n')
+        .map((l) => `${n}: ${l}`)
+        .join('\n'),
+    )
+    .join('\n');
+}
+
+/** The lines that say how services stopped: a drain, a SIGKILL after the grace, a failed ledger write. */
+function stopLines(output: string): string[] {
+  return output
+    .split('\n')
+    .filter((l) => /stopping: \d+ push|did not stop within|ledger write failed/.test(l))
+    .slice(-40);
+}
+
 type Query = <T>(sql: string, params?: Record<string, unknown>) => Promise<T[]>;
 
+/**
+ * For each destination, the trail of up to ten acknowledged events it has no `delivered` row for;
+ * with any, how the services stopped. The logs are read only then.
+ */
+export async function undeliveredReport(input: {
+  readonly q: Query;
+  readonly destinations: readonly string[];
+  readonly acknowledged: ReadonlySet<string>;
+  readonly received: ReadonlyMap<string, ReadonlyMap<string, number>>;
+  readonly supervisorOutput: string;
+  readonly logDir: string;
+}): Promise<{ undelivered: Undelivered[]; stops: string[] }> {
+  const undelivered: Undelivered[] = [];
+  let output: string | undefined;
+  for (const d of input.destinations) {
+    const rows = await input.q<{ event_id: string }>(
+      `SELECT DISTINCT event_id FROM events.deliveries
+       WHERE destination = @d AND status = 'delivered' AND event_id IN UNNEST(@ids)`,
+      { d, ids: [...input.acknowledged] },
+    );
+    const delivered = new Set(rows.map((r) => r.event_id));
+    if (delivered.size >= input.acknowledged.size) continue;
+    output ??= `${input.supervisorOutput}\n${serviceLogs(input.logDir)}`;
+    undelivered.push(
+      ...(await undeliveredTrail({
+        q: input.q,
+        destination: d,
+        acknowledged: input.acknowledged,
+        delivered,
+        received: input.received.get(d) ?? new Map(),
+        output,
+      })),
+    );
+  }
+  return { undelivered, stops: output === undefined ? [] : stopLines(output) };
+}
+
 /** The trail of up to `limit` events the destination has no `delivered` row for. */
-export async function undeliveredTrail(input: {
+async function undeliveredTrail(input: {
   readonly q: Query;
   readonly destination: string;
   readonly acknowledged: ReadonlySet<string>;
@@ -66,7 +135,7 @@ function timeText(v: unknown): string {
 }
 
 /** The trails as text under the run's table. */
-export function formatUndelivered(list: readonly Undelivered[]): string[] {
+export function formatUndelivered(list: readonly Undelivered[], stops: readonly string[] = []): string[] {
   if (list.length === 0) return [];
   const out = ['', 'not delivered (each ledger row, times received, log lines naming it):'];
   for (const u of list) {
@@ -74,5 +143,6 @@ export function formatUndelivered(list: readonly Undelivered[]): string[] {
     for (const l of u.ledger) out.push(`    ledger: ${l}`);
     for (const l of u.log) out.push(`    log: ${l.slice(0, 300)}`);
   }
+  if (stops.length > 0) out.push('how services stopped:', ...stops.map((l) => `  ${l.slice(0, 300)}`));
   return out;
 }

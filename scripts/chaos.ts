@@ -47,7 +47,7 @@ import { emulatorPubSub } from '../local/provision.ts';
 import { DEFAULT_PORTS } from '../local/services.ts';
 import type { Settings } from '../schemas/settings.ts';
 import { startEnvironment } from './chaos-start.ts';
-import { formatUndelivered, type Undelivered, undeliveredTrail } from './chaos-undelivered.ts';
+import { formatUndelivered, type Undelivered, undeliveredReport } from './chaos-undelivered.ts';
 
 const REPO = resolve(import.meta.dirname, '..');
 // Offline: Google's clients must not probe for a GCE metadata server.
@@ -178,6 +178,8 @@ export interface ChaosReport {
   readonly seconds: number;
   /** Where each event a destination never got stopped (scripts/chaos-undelivered.ts). */
   readonly undelivered: readonly Undelivered[];
+  /** With an event undelivered: how the services stopped (drains, SIGKILLs, failed ledger writes). */
+  readonly stops: readonly string[];
 }
 
 const DESTINATIONS = ['hook', 'meta', 'tiktok'] as const;
@@ -598,7 +600,6 @@ ${
   const stored = Number(storedRow?.n ?? 0);
   const pubsub = emulatorPubSub('local-project', `127.0.0.1:${ports['pubsub']}`);
   const destinations: DestinationReport[] = [];
-  const undelivered: Undelivered[] = [];
   for (const d of targets) {
     const ledger = await q<{ event_id: string; status: string }>(
       `SELECT DISTINCT event_id, status FROM events.deliveries WHERE destination = @d AND STARTS_WITH(event_id, @p)`,
@@ -670,16 +671,6 @@ ${
       byCause[cause] += recordedAgain;
       byCause['unconfirmed send'] += rest - recordedAgain;
     }
-    undelivered.push(
-      ...(await undeliveredTrail({
-        q,
-        destination: d,
-        acknowledged,
-        delivered,
-        received: counts,
-        output: env.output(),
-      })),
-    );
     destinations.push({
       destination: d,
       acknowledged: acknowledged.size,
@@ -694,6 +685,14 @@ ${
       received: [...counts.keys()].filter((id) => id.startsWith(prefix)).length,
     });
   }
+  const trail = await undeliveredReport({
+    q,
+    destinations: targets,
+    acknowledged,
+    received: receiver.received,
+    supervisorOutput: env.output(),
+    logDir: join(dataDir, 'logs'),
+  });
   await pubsub.close();
   env.child.kill('SIGINT');
   await new Promise((r) => (env.child.exitCode !== null ? r(null) : env.child.once('exit', r)));
@@ -707,7 +706,7 @@ ${
     destinations,
     restarts,
     seconds: Math.round((Date.now() - started) / 1000),
-    undelivered,
+    ...trail,
   };
 }
 
@@ -755,7 +754,7 @@ export function formatChaos(r: ChaosReport): string {
           .map(([cause, n]) => `${cause} ${n}`)
           .join(', ')}`,
     ),
-    ...formatUndelivered(r.undelivered),
+    ...formatUndelivered(r.undelivered, r.stops),
   ].join('\n');
 }
 

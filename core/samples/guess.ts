@@ -19,9 +19,11 @@ import {
 import { atEnvelopeTop, deliveryColumns, envelopeEventId } from './delivery.ts';
 import { identityEvidence, leafSide, personalDetail, personObjectId } from './evidence.ts';
 import { fieldName, nameWords } from './names.ts';
+import { lonePersonIdQuestions } from './person-id-evidence.ts';
 import { type Evidence, evidenceOf, type Question, questionsFor } from './questions.ts';
 import { directionOf, notARegion, objectTypes, type RoleReading, roleOf, versionNamed } from './roles.ts';
 import type { InferredField } from './sample.ts';
+import { reportedSteps, stepTimeOf } from './step-time.ts';
 import { dataFieldName, type MappingSuggestion, type SuggestColumn, suggestMappings } from './suggest.ts';
 import { actorAbove, thinEvidenceQuestions, timeShapedAmount } from './two-evidence.ts';
 
@@ -261,9 +263,16 @@ function chooseEventTime(
 ): Guesses['eventTime'] {
   const times = fields.filter((f) => isTime(f) && f.distinct > 0);
   const notWhen = times.map((f) => notWhenItHappened(f, rows)).filter((w) => w !== undefined);
+  // A time named for the step the payload reports (`paid_at` when its status says paid) is when
+  // it happened, over the record's creation (step-time.ts).
+  const steps = reportedSteps(fields, rows);
   const ranked = times
     .filter((f) => notWhenItHappened(f, rows) === undefined)
-    .map((f) => ({ f, ...timeRank(f) }))
+    .map((f) => {
+      const step = stepTimeOf(f, steps);
+      const mark = { rank: 9 - depth(f.name) * 0.5, why: `names the step the payload reports (${step})` };
+      return { f, ...(step ? mark : timeRank(f)) };
+    })
     .sort((a, b) => b.rank - a.rank);
   const best = ranked[0];
   const not = notWhen.length > 0 ? `; ${notWhen.join('; ')}` : '';
@@ -466,6 +475,9 @@ export function guessChoices(
   const questions = questionsFor(asQuestions);
   questions.push(
     ...thinEvidenceQuestions(asQuestions, new Set(questions.flatMap((q) => q.options.map((o) => o.column)))),
+  );
+  questions.push(
+    ...lonePersonIdQuestions(asQuestions, new Set(questions.flatMap((q) => q.options.map((o) => o.column)))),
   );
   const rivals = amountRivals(fields, rows, base, suggestions);
   if (rivals) questions.push(rivals);

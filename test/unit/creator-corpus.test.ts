@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { CONFIDENCE_LEVELS } from '../../core/samples/guess.ts';
 import {
   guessedOf,
-  HELD_OUT_4,
+  HELD_OUT_5,
   heldOutDigest,
   loadCorpus,
   MEASURED,
@@ -26,22 +26,24 @@ import {
 } from '../../scripts/creator-corpus.ts';
 
 /**
- * SHA-256 of the held-out part (held-out-4/, 20 vendors none of the corpus had before, two per
- * category), committed on its own (358f7dd9) before the inference changes that follow it. A
- * changed held-out set is a commit of its own that changes this, saying why. The first held-out
- * part (c4d2dce5), the second (07adfff1, pinned by ea0c722c…) and the third (d03bfb75, pinned by
- * 324a1631…) were retired into the tuned part on 2026-11-27, once their errors were known.
+ * SHA-256 of the held-out part (held-out-5/, 20 vendors none of the corpus had before, every
+ * category), committed on its own (0c487a8b) before the inference changes that follow the
+ * retirement of held-out-4. A changed held-out set is a commit of its own that changes this, saying
+ * why. The first held-out part (c4d2dce5), the second (07adfff1, pinned by ea0c722c…), the third
+ * (d03bfb75, pinned by 324a1631…) and the fourth (358f7dd9, pinned by be19bdb8…) were retired into
+ * the tuned part on 2026-11-27, once their errors were known.
  */
-const HELD_OUT_SHA256 = 'be19bdb8b4fd6d001dc535dc8f564e6001dfab446d337d9ede1097fdb0c3f8e1';
+const HELD_OUT_SHA256 = 'ec5553d83e0a85d79c260f13dd62cc442aca77f8f1afe64eb410835cace64d0b';
 
 /**
- * Wrong identity or money fields filled without asking in the held-out part, measured once when
- * the changes after its commit were done (2026-11-27: one, a payment's `user_id` that is the
- * vendor's id of the merchant, as the person's id). Never fixed by tuning on it (that would make
- * it one more tuned part); pinned so that a change either way is seen, and the documented figure
- * stays true.
+ * Wrong identity or personal fields filled without asking in the held-out part, measured once when
+ * the changes after its commit were done (2026-11-27: five; a team inbox's assigned agent's id and
+ * phone, named `assignedUserId` and `assignedUserPhone`, as the person's, and a buyer's company
+ * address, `company.address.city`, `.region` and `.zip`, as the person's). Never fixed by tuning
+ * on it (that would make it one more tuned part); pinned so that a change either way is seen, and
+ * the documented figure stays true.
  */
-const HELD_OUT_SILENT_WRONG = 1;
+const HELD_OUT_SILENT_WRONG = 5;
 
 const CATEGORIES = [
   'payments',
@@ -64,10 +66,10 @@ describe('the creator on its labelled corpus (issue #94)', () => {
 
   it('holds at least 60 vendors across the categories, at least 20 of them held out', () => {
     assert.ok(
-      vendors('tuned').size + vendors('held-out-4').size >= 60,
-      `${vendors('tuned').size} + ${vendors('held-out-4').size}`,
+      vendors('tuned').size + vendors('held-out-5').size >= 60,
+      `${vendors('tuned').size} + ${vendors('held-out-5').size}`,
     );
-    assert.ok(vendors('held-out-4').size >= 20, `${vendors('held-out-4').size} held out`);
+    assert.ok(vendors('held-out-5').size >= 20, `${vendors('held-out-5').size} held out`);
     const both = SPLITS.flatMap((a, i) =>
       SPLITS.slice(i + 1).flatMap((b) =>
         [...vendors(a)].filter((v) => vendors(b).has(v)).map((v) => `${v}: ${a}, ${b}`),
@@ -86,9 +88,9 @@ describe('the creator on its labelled corpus (issue #94)', () => {
 
   it('keeps the held-out part as it was committed', () => {
     assert.equal(
-      heldOutDigest(undefined, HELD_OUT_4),
+      heldOutDigest(undefined, HELD_OUT_5),
       HELD_OUT_SHA256,
-      'test/fixtures/creator-corpus/held-out-4 changed',
+      'test/fixtures/creator-corpus/held-out-5 changed',
     );
   });
 
@@ -118,7 +120,7 @@ describe('the creator on its labelled corpus (issue #94)', () => {
 
   it('fills as many wrong identity or money fields without asking in the held-out part as documented', () => {
     // Counted, never listed: what went wrong in the held-out part is not read while tuning.
-    assert.equal(report.silentWrong.filter((w) => w.split === 'held-out-4').length, HELD_OUT_SILENT_WRONG);
+    assert.equal(report.silentWrong.filter((w) => w.split === 'held-out-5').length, HELD_OUT_SILENT_WRONG);
   });
 
   it('shows only calibrated confidences: each level right at least that often, on at least 20 guesses', () => {
