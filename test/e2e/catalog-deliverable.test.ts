@@ -30,8 +30,13 @@ import { recordedAnswerAt } from '../support/user-supplied.ts';
 const RESULTS = JSON.parse(readFileSync(join(REPO, DELIVERABLE_DATA), 'utf8')) as DeliverableResults;
 /** The bound the docs state for the whole run's deliveries, once the environment is up. */
 const DELIVERED_WITHIN_MS = 240_000;
-/** Products added to the cart at once, each by its own person: what the batching destinations batch. */
-const BURST = 4;
+/**
+ * Products added to the cart at once, each by its own person: what the batching destinations batch.
+ * A batch waits 200 ms for company (BATCH_WAIT_MS); on a loaded machine four pushes spread wider
+ * than that (a CI run at load 14 sent Braze's, Dawn's and Iterable's one by one), so the burst is
+ * ten, and two of them meeting in one request is still the assertion.
+ */
+const BURST = 10;
 
 /** The destination's id: ids start with a letter (`1plusx` → `d-1plusx`). */
 const idOf = (slug: string) => `d-${slug}`;
