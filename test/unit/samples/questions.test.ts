@@ -69,14 +69,13 @@ describe('the evidence of a guess', () => {
   });
 
   it('gives where it sits and whose it is there', () => {
-    assert.equal(evidenceOf(field('a'), '', '').position, 'at the top of the payload');
-    assert.equal(evidenceOf(field('amount'), '', '').position, 'at the top of the payload');
-    assert.equal(
-      evidenceOf(field('a'), '', 'the payload’s own').position,
-      'at the top of the payload; the payload’s own',
+    const names = ['a', 'amount', 'a', 'shop.a.b', 'shop.a'];
+    const whose = ['', '', 'the payload’s own', '', 'the business’s'];
+    const top = 'at the top of the payload';
+    assert.deepEqual(
+      names.map((name, i) => evidenceOf(field(name), '', whose[i] ?? '').position),
+      [top, top, `${top}; the payload’s own`, 'inside shop.a', 'the business’s'],
     );
-    assert.equal(evidenceOf(field('shop.a.b'), '', '').position, 'inside shop.a');
-    assert.equal(evidenceOf(field('shop.a'), '', 'the business’s').position, 'the business’s');
   });
 });
 
