@@ -4,6 +4,7 @@
  * vote too many makes a column of mixed values look typed, and one too few loses a reading.
  */
 import assert from 'node:assert/strict';
+import { inferFields, parseSample } from '../../../core/samples/index.ts';
 import { isEmptyValue, isTypedText, valueVotes } from '../../../core/samples/values.ts';
 
 const votes = (v: unknown): string[] => {
@@ -103,7 +104,7 @@ describe("the creator's readings of one value", () => {
     ]);
   });
 
-  it('grouped thousands: the separator is never the decimal mark, and a reading votes once', () => {
+  it('grouped thousands: the separator is never the decimal mark, and each reading votes once', () => {
     holds([
       ['1,234,567', ['int.', 'num.']],
       ['-1,234,567', ['int.', 'num.']],
@@ -113,12 +114,30 @@ describe("the creator's readings of one value", () => {
       ['1\u00a0234', NUMBER],
       ['1\u202f234', NUMBER],
       ['999 999', NUMBER],
+      ['1,234.56', ['num.']],
+      ['12,345.6', ['num.']],
+      ['1 234.56', ['num.']],
+      ["1'234.56", ['num.']],
+      ['1.234,56', ['num,']],
+      ['1 234,56', ['num,']],
       ['1,234,56', []],
       ['1.234.56', []],
       ['1,2345,678', []],
       ['1234,567,890', []],
       ['1,234 567', []],
       ['1 234 5678', ['phone']],
+    ]);
+  });
+
+  it('a column of grouped decimals beside words is text, as one of plain decimals is', () => {
+    // Half the values are numbers: no number reading has the share a type needs.
+    const type = (a: string) =>
+      inferFields(parseSample(JSON.stringify([{ price: a }, { price: 'on request' }])))[0]?.type;
+    assert.deepEqual(['1.5', '1,234.56', '1.234,56', '1 234.56'].map(type), [
+      'string',
+      'string',
+      'string',
+      'string',
     ]);
   });
 
