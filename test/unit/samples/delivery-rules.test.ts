@@ -196,6 +196,8 @@ describe('the creator: the rules of the vendor’s own event id', () => {
     assert.equal(eventId({ id: 'x'.repeat(256) }), 'id');
     assert.equal(eventId({ id: 'x'.repeat(257) }), undefined);
     assert.equal(eventId({ id: 'e1' }, { name: 'n' }), undefined);
+    // A yes/no in one row makes the column text, but no row of an id is a yes/no.
+    assert.equal(eventId({ id: 'e1', n: 1 }, { id: true, n: 2 }), undefined);
   });
 
   it('an e-mail address, a web address or a time is no event id', () => {
@@ -272,7 +274,11 @@ describe('the creator: the rules of an object’s id and change as the key', () 
   });
 
   it('the change is the envelope’s top-level type in every row, or the object’s own status or version', () => {
-    // The object's own type is what it is, not the change.
+    // Only the envelope's top names the change: not the object's own type, nor its event object.
+    assert.deepEqual(keyOf({ event: { name: 'signup' }, data: { object: { id: 'o1', status: 'new' } } }), [
+      'data.object.id',
+      'data.object.status',
+    ]);
     assert.deepEqual(keyOf({ data: { object: { id: 'o1', type: 'card', status: 'new' } } }), [
       'data.object.id',
       'data.object.status',
