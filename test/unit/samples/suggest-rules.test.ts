@@ -83,6 +83,26 @@ describe('the creator: the rules of a column’s suggestion', () => {
     ]);
   });
 
+  it('a word in a longer name says which word matched', () => {
+    assert.deepEqual(
+      brief(['billing_city', { name: 'shipping_country_code', type: 'string', format: 'country' }]),
+      [
+        ['billing_city', 'user.city', 0.6, '"city" in the name'],
+        ['shipping_country_code', 'user.country', 0.68, '"countrycode" in the name and country values'],
+      ],
+    );
+  });
+
+  it('nesting lowers a currency’s confidence, and no other target’s', () => {
+    assert.deepEqual(
+      brief(['address.city', 'data.currency']).map(([column, to, confidence]) => [column, to, confidence]),
+      [
+        ['address.city', 'user.city', 0.6],
+        ['data.currency', 'event_data currency', 0.57],
+      ],
+    );
+  });
+
   it('a name the values contradict is not suggested at all', () => {
     assert.deepEqual(brief([{ name: 'email', type: 'integer' }]), [
       ['email', 'event_data email', 0.5, 'no context field matches'],
