@@ -12,6 +12,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { apiError } from '../core/errors.ts';
@@ -38,6 +39,8 @@ export interface TagScripts {
 type Part = keyof TagScripts;
 
 const source = (file: string) => fileURLToPath(new URL(file, import.meta.url));
+/** The checkout: what a build's inputs are named relative to. */
+const ROOT = source('..');
 const ENTRIES: Readonly<Record<Part, string>> = {
   tag: source('./tag/main.ts'),
   cmp: source('./tag/cmp-entry.ts'),
@@ -53,7 +56,7 @@ export const PREBUILT_FILES: Readonly<Record<Part, string>> = { tag: 'tag.js', c
 const TERSER = { ecma: 2020, compress: { passes: 2 }, mangle: true, format: { comments: false } } as const;
 
 /** One script bundled for browsers from its sources (one IIFE, minified by esbuild, then terser). */
-async function bundle(entry: string, define: Record<string, string>): Promise<Buffer> {
+async function bundle(entry: string, define: Record<string, string>, inputs?: string[]): Promise<Buffer> {
   const [{ build }, { minify }] = await Promise.all([import('esbuild'), import('terser')]);
   const result = await build({
     entryPoints: [entry],
@@ -66,8 +69,10 @@ async function bundle(entry: string, define: Record<string, string>): Promise<Bu
     legalComments: 'none',
     define,
     write: false,
+    metafile: true,
     logLevel: 'error',
   });
+  inputs?.push(...Object.keys(result.metafile.inputs).map((p) => relative(ROOT, resolve(p))));
   const out = result.outputFiles[0];
   if (!out) throw new Error(`esbuild produced no bundle for ${entry}`);
   const { code } = await minify(out.text, TERSER);
@@ -89,8 +94,11 @@ export function tagCookie(c: PageCookie): string {
   return c.cookie.slice(1);
 }
 
-/** The tag and its reader bundled from their sources: the reader first, its version in the tag. */
-export async function buildTagScripts(): Promise<TagScripts> {
+/**
+ * The tag and its reader bundled from their sources: the reader first, its version in the tag.
+ * `inputs` collects the files they are made of, relative to the checkout (a kept bundle's key).
+ */
+export async function buildTagScripts(inputs?: string[]): Promise<TagScripts> {
   // Both bundles hold the tag's context module (the reader imports its consent helpers), so both
   // get the platforms' facts it reads.
   const facts = {
@@ -99,8 +107,12 @@ export async function buildTagScripts(): Promise<TagScripts> {
     // And the cookies their pixels set that the tag reads, by name without the underscore.
     PAGE_COOKIES: JSON.stringify(PAGE_COOKIES.map(tagCookie)),
   };
-  const cmp = await bundle(ENTRIES.cmp, facts);
-  const tag = await bundle(ENTRIES.tag, { ...facts, CMP_VERSION: JSON.stringify(tagOf(cmp).version) });
+  const cmp = await bundle(ENTRIES.cmp, facts, inputs);
+  const tag = await bundle(
+    ENTRIES.tag,
+    { ...facts, CMP_VERSION: JSON.stringify(tagOf(cmp).version) },
+    inputs,
+  );
   return { tag, cmp };
 }
 
