@@ -1,6 +1,8 @@
 /**
- * `node scripts/local-bundles.ts <name>...`: builds the named deployables' bundles for the local
- * environment (local/bundles.ts runs it when a start finds one missing or stale): the deploy's
+ * `node scripts/local-bundles.ts [<name>...]`: builds the named deployables' bundles for the local
+ * environment where none is kept for the sources as they are (local/bundles.ts runs it when a
+ * start finds one missing or stale; `npm test`'s pretest runs it for all, so that no test's start
+ * waits for a build within its bound on a fresh checkout): the deploy's
  * build of each (scripts/build-functions.ts), with linked source maps, kept under the checkout's
  * bundle cache with the list of every file the build read and the key their bytes make.
  */
@@ -10,17 +12,13 @@ import {
   type BundleRecord,
   bundleCache,
   inputsKey,
+  keptBundle,
   LOCAL_BUNDLES,
   type LocalBundle,
 } from '../local/bundles.ts';
-import {
-  BUNDLES,
-  bundleFiles,
-  FRAMEWORK,
-  REPO_ROOT,
-  rootDependencies,
-  writeFiles,
-} from './build-functions.ts';
+
+/** The checkout (the build's own module is loaded only when something is built: it loads esbuild). */
+const REPO_ROOT = resolve(import.meta.dirname, '..');
 
 /** Files every bundle's build depends on besides what esbuild reads: the build itself, its version. */
 const BUILD_INPUTS = [
@@ -37,6 +35,9 @@ const KEEP = 3;
 
 /** Builds one bundle into `<cache>/<name>/<key>` and writes its record; returns the folder. */
 export async function buildLocalBundle(root: string, name: LocalBundle): Promise<string> {
+  const { BUNDLES, bundleFiles, FRAMEWORK, rootDependencies, writeFiles } = await import(
+    './build-functions.ts'
+  );
   const spec = BUNDLES.find((b) => b.name === name);
   if (!spec) throw new Error(`no deployable named ${name}`);
   const dir = join(bundleCache(root), name);
@@ -79,14 +80,17 @@ function prune(dir: string, key: string): void {
 }
 
 if (import.meta.main) {
-  const names = process.argv.slice(2);
+  // No names: every deployable the local environment runs (what `npm test`'s pretest asks for).
+  const names = process.argv.length > 2 ? process.argv.slice(2) : [...LOCAL_BUNDLES];
   const unknown = names.filter((n) => !(LOCAL_BUNDLES as readonly string[]).includes(n));
-  if (names.length === 0 || unknown.length > 0) {
-    process.stderr.write(`usage: node scripts/local-bundles.ts <${LOCAL_BUNDLES.join('|')}>...\n`);
+  if (unknown.length > 0) {
+    process.stderr.write(`usage: node scripts/local-bundles.ts [${LOCAL_BUNDLES.join('|')}]...\n`);
     process.exit(2);
   }
   (async () => {
-    for (const name of names as LocalBundle[]) await buildLocalBundle(REPO_ROOT, name);
+    // Only what is not kept for the sources as they are (another start may have just built it).
+    for (const name of names as LocalBundle[])
+      if (keptBundle(REPO_ROOT, name) === undefined) await buildLocalBundle(REPO_ROOT, name);
   })().catch((err: unknown) => {
     process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
     process.exitCode = 1;
