@@ -11,8 +11,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type BuildCache, readBuild, writeBuild } from '../adapters/build-cache.ts';
 import { readCatalogue, SOURCES_DIR } from '../adapters/source-catalogue.ts';
-import { type BuildCache, readBuild, writeBuild } from './build-cache.ts';
 
 export interface Asset {
   readonly type: string;
@@ -23,7 +23,7 @@ const WEB = fileURLToPath(new URL('./web', import.meta.url));
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /**
- * Where the page scripts are kept between starts (studio/build-cache.ts), under the checkout's
+ * Where the page scripts are kept between starts (adapters/build-cache.ts), under the checkout's
  * node_modules/.cache as build tools keep theirs.
  */
 const CACHE = join(ROOT, 'node_modules', '.cache', 'eventbus-studio-web');
