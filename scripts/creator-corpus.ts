@@ -24,16 +24,21 @@ export const CORPUS = resolve(import.meta.dirname, '../test/fixtures/creator-cor
  * from 358f7dd9), each until 2026-11-27, were held out and are now part of `tuned`
  * (docs/creator-inference.md says what each measured then); `held-out-5` is the part held out now,
  * committed before the changes that followed the retirement of `held-out-4`, and only read (never
- * guessed on) until they are done.
+ * guessed on) until they are done; `held-out-6` the next one, committed before the changes that will
+ * retire `held-out-5`, and only read until they are done.
  */
-export type Split = 'tuned' | 'held-out-5';
-export const SPLITS: readonly Split[] = ['tuned', 'held-out-5'];
+export type Split = 'tuned' | 'held-out-5' | 'held-out-6';
+export const SPLITS: readonly Split[] = ['tuned', 'held-out-5', 'held-out-6'];
 /**
  * The parts the creator is run on: the held-out part joined once the inference changes made after
  * it was committed were done (2026-11-27), and is measured as it is, never tuned on.
  */
-export const MEASURED: readonly Split[] = SPLITS;
-const SPLIT_NAMES: Readonly<Record<Split, string>> = { tuned: 'tuned', 'held-out-5': 'held out' };
+export const MEASURED: readonly Split[] = ['tuned', 'held-out-5'];
+const SPLIT_NAMES: Readonly<Record<Split, string>> = {
+  tuned: 'tuned',
+  'held-out-5': 'held out',
+  'held-out-6': 'held out (sixth)',
+};
 
 /** A sample's truth file (test/fixtures/creator-corpus/README.md). */
 export interface Truth {
@@ -87,6 +92,8 @@ export function loadCorpus(root = CORPUS, splits: readonly Split[] = SPLITS): Sa
  * the end of those changes.
  */
 export const HELD_OUT_5 = 'held-out-5';
+/** The sixth held-out part (held-out-6/), committed before the inference changes it will measure. */
+export const HELD_OUT_6 = 'held-out-6';
 
 /** SHA-256 over a held-out part: each file's path and bytes, in path order. */
 export function heldOutDigest(root = CORPUS, part = 'held-out'): string {
