@@ -19,7 +19,7 @@ import {
 import { atEnvelopeTop, deliveryColumns, envelopeEventId } from './delivery.ts';
 import { identityEvidence, leafSide, personalDetail, personObjectId } from './evidence.ts';
 import { fieldName, nameWords } from './names.ts';
-import { partyRole } from './party.ts';
+import { partyRole, unclaimedDetailQuestions } from './party.ts';
 import { lonePersonIdQuestions } from './person-id-evidence.ts';
 import { type Evidence, evidenceOf, type Question, questionsFor } from './questions.ts';
 import { directionOf, notARegion, objectTypes, type RoleReading, versionNamed } from './roles.ts';
@@ -479,6 +479,12 @@ export function guessChoices(
   );
   questions.push(
     ...lonePersonIdQuestions(asQuestions, new Set(questions.flatMap((q) => q.options.map((o) => o.column)))),
+  );
+  questions.push(
+    ...unclaimedDetailQuestions(
+      asQuestions,
+      new Set(questions.flatMap((q) => q.options.map((o) => o.column))),
+    ),
   );
   const rivals = amountRivals(fields, rows, base, suggestions);
   if (rivals) questions.push(rivals);

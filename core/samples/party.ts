@@ -4,10 +4,14 @@
  * names, the column's own name included. `assignedUserId` is the assigned user's (an agent, the
  * business's), `company.address.city` the company's (the address says what the detail is, not
  * whose), `merchant_customer_id` the customer's (the last party word of a name is its head). A
- * business party's details are never filled as the person's. Pure.
+ * business party's details are never filled as the person's; a detail that names no party, in
+ * an object where a business party keeps details of its own, is asked about, unless the payload
+ * says it is about a person (`event_type: person.created`). Pure.
  */
 import { nameWords } from './names.ts';
-import { type Direction, type RoleReading, roleOf } from './roles.ts';
+import type { Question, QuestionColumn } from './questions.ts';
+import { type Direction, type RoleReading, roleOf, WRAPPERS } from './roles.ts';
+import type { InferredField } from './sample.ts';
 
 export type Party = 'person' | 'business';
 
@@ -195,4 +199,76 @@ export function partyRole(
 export function businessParty(column: string): string | undefined {
   const p = partyOf(column);
   return p?.party === 'business' ? partyWhy(p) : undefined;
+}
+
+/** Names of the columns that say what a payload is about: `event_type: person.created`. */
+const KIND_COLUMNS = new Set([
+  'type',
+  'event',
+  'eventtype',
+  'topic',
+  'action',
+  'kind',
+  'object',
+  'objecttype',
+]);
+
+/**
+ * Whether the payload says it is about a person: a kind column at its top (or under envelopes)
+ * whose every value names a person's object (`person.created`, `subscriber.added`).
+ */
+export function aboutAPerson(fields: readonly InferredField[]): boolean {
+  return fields.some((f) => {
+    const parts = f.name.split('.');
+    const above = parts.slice(0, -1).every((p) => WRAPPERS.has(nameWords(p).join('')));
+    if (!above || !KIND_COLUMNS.has(nameWords(parts[parts.length - 1] ?? '').join(''))) return false;
+    const values = f.examples.filter((v): v is string => typeof v === 'string');
+    return values.length > 0 && values.every((v) => nameWords(v).some((w) => PERSON_PARTY.has(w)));
+  });
+}
+
+/** Targets that are a person's detail the page fills: identity, name and address. */
+const PERSON_TARGETS =
+  /^(user_id|user\.(external_id|email|phone|first_name|last_name|city|region|postal_code|country))$/;
+
+/** The object a column sits in: its path without the leaf (`` for the payload's top). */
+const objectOf = (column: string) => column.slice(0, Math.max(0, column.lastIndexOf('.')));
+
+/**
+ * The questions a detail with no party asks (the guess preselected, as every question): a column
+ * taken as the person's detail whose path names no party, in an object (or the payload) where
+ * another column is a business party's detail, the payload not saying it is about a person.
+ * Two parties hold details there, and nothing says which this one is.
+ */
+export function unclaimedDetailQuestions(
+  columns: readonly QuestionColumn[],
+  asked: ReadonlySet<string>,
+): Question[] {
+  if (aboutAPerson(columns.map((c) => c.field))) return [];
+  const out: Question[] = [];
+  for (const c of columns) {
+    const column = c.field.name;
+    if (asked.has(column) || !PERSON_TARGETS.test(c.target) || partyOf(column) !== undefined) continue;
+    const scope = objectOf(column);
+    const rival = columns.find(
+      (r) =>
+        r !== c &&
+        r.field.distinct > 0 &&
+        (scope === '' || r.field.name.startsWith(`${scope}.`)) &&
+        PERSON_TARGETS.test(r.alone) &&
+        businessParty(r.field.name) !== undefined,
+    );
+    if (!rival) continue;
+    out.push({
+      target: c.target,
+      ask: `Is ${column} the person's? Its name and place name no party, and ${rival.field.name} beside it is the business's.`,
+      options: [
+        {
+          column,
+          why: `names no party, beside ${rival.field.name} (${businessParty(rival.field.name)})`,
+        },
+      ],
+    });
+  }
+  return out;
 }

@@ -1,11 +1,12 @@
 /**
  * Whose a field is, read as a party (issue #94, core/samples/party.ts and its use in guess.ts): a
  * party word in the column's own name counts like a parent object, an address or a billing block
- * says what a detail is and not whose, and a business party's details are never the person's.
+ * says what a detail is and not whose, a business party's details are never the person's, and a
+ * detail that names no party beside a business party's details is asked about.
  */
 import assert from 'node:assert/strict';
 import { guessChoices, inferFields, parseSample } from '../../../core/samples/index.ts';
-import { businessParty, partyOf } from '../../../core/samples/party.ts';
+import { aboutAPerson, businessParty, partyOf } from '../../../core/samples/party.ts';
 
 function guess(body: unknown) {
   const sample = parseSample(JSON.stringify(body));
@@ -86,5 +87,27 @@ describe('creator: whose a field is, read as a party', () => {
     // The payload says it is about a contact: its own e-mail is the person's, not asked.
     assert.equal(targetOf(g, 'email'), 'user.email');
     assert.deepEqual(askedAbout(g, 'email'), []);
+  });
+
+  it('asks about a detail that names no party beside a business party’s details', () => {
+    const body = { booking: 'bk_3', first_name: 'Ada', host_phone: '+14155550100' };
+    const g = guess(body);
+    assert.equal(targetOf(g, 'first_name'), 'user.first_name');
+    assert.deepEqual(askedAbout(g, 'first_name'), ['user.first_name']);
+    const q = g.questions.find((x) => x.options.some((o) => o.column === 'first_name'));
+    assert.match(q?.options[0]?.why ?? '', /names no party, beside host_phone/);
+    // Once the payload says it is about a person, its own detail is filled.
+    const about = guess({ ...body, type: 'subscriber.created' });
+    assert.deepEqual(askedAbout(about, 'first_name'), []);
+    // With no business party beside it, a detail is the payload's own, as before.
+    assert.deepEqual(askedAbout(guess({ booking: 'bk_3', first_name: 'Ada' }), 'first_name'), []);
+  });
+
+  it('reads whether a payload is about a person from its kind at the top only', () => {
+    const fields = (body: unknown) => inferFields(parseSample(JSON.stringify(body)));
+    assert.equal(aboutAPerson(fields({ event_type: 'person.created' })), true);
+    assert.equal(aboutAPerson(fields({ data: { type: 'customer.updated' } })), true);
+    assert.equal(aboutAPerson(fields({ event_type: 'invoice.paid' })), false);
+    assert.equal(aboutAPerson(fields({ item: { type: 'user' }, note: 'x' })), false);
   });
 });
