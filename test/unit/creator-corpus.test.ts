@@ -36,6 +36,14 @@ import {
  */
 const HELD_OUT_SHA256 = '00c635f55fa091f40859df46848d4aa97f1c604d9809300ecfb6eed9e1c461f9';
 
+/**
+ * Wrong identity, money or personal fields filled without asking in the held-out part, measured
+ * once when the changes after its commit were done (2026-11-27: none). Never fixed by tuning on it
+ * (that would make it one more tuned part); pinned so that a change either way is seen, and the
+ * documented figure stays true.
+ */
+const HELD_OUT_SILENT_WRONG = 0;
+
 const CATEGORIES = [
   'payments',
   'subscriptions',
@@ -107,6 +115,11 @@ describe('the creator on its labelled corpus (issue #94)', () => {
       wrong.map((w) => `${w.sample}: ${w.column} as ${w.target}`),
       [],
     );
+  });
+
+  it('fills as many wrong identity or money fields without asking in the held-out part as documented', () => {
+    // Counted, never listed: what went wrong in the held-out part is not read while tuning.
+    assert.equal(report.silentWrong.filter((w) => w.split === 'held-out-6').length, HELD_OUT_SILENT_WRONG);
   });
 
   it('shows only calibrated confidences: each level right at least that often, on at least 20 guesses', () => {
