@@ -20,7 +20,7 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { acquireOwnerLock, LockHeldError } from '../emulators/common/owner-lock.ts';
@@ -75,7 +75,10 @@ export function keptBundle(
   const dir = join(bundleCache(root), name);
   try {
     const record = JSON.parse(readFileSync(join(dir, 'record.json'), 'utf8')) as BundleRecord;
-    return inputsKey(root, record.inputs, digests) === record.key ? join(dir, record.key) : undefined;
+    const kept = join(dir, record.key);
+    // Its folder too: one removed by hand is built again, not run half there.
+    if (!existsSync(kept)) return undefined;
+    return inputsKey(root, record.inputs, digests) === record.key ? kept : undefined;
   } catch {
     // No record yet, or an input gone: build.
     return undefined;

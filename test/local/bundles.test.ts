@@ -63,6 +63,13 @@ describe('local bundles: kept by the bytes of what they were built from', () => 
     assert.equal(keptBundle(root, 'store'), undefined);
   });
 
+  it('does not use a kept folder that was removed', () => {
+    const kept = keptBundle(root, 'store');
+    assert.ok(kept);
+    rmSync(kept, { recursive: true });
+    assert.equal(keptBundle(root, 'store'), undefined);
+  });
+
   it('keeps each checkout apart, and knows no bundle it has no record of', () => {
     assert.notEqual(bundleCache(root), bundleCache(repo));
     assert.equal(keptBundle(root, 'gateway'), undefined);
