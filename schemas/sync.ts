@@ -116,6 +116,12 @@ export const SyncDestination = Type.Union([
               description: 'The audience’s settings at the platform (audience_settings): an advertiser id…',
             }),
           ),
+          destinations: Type.Array(Type.String({ minLength: 1, maxLength: 128 }), {
+            minItems: 1,
+            maxItems: 100,
+            description:
+              'The destinations (their ids) the audience is connected to: only they get its events, as in Engage',
+          }),
           topic: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
         },
         { additionalProperties: false },

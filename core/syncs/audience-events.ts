@@ -17,7 +17,9 @@
  * (Engage's "additional traits"), and its `consent` column as the event's consent.
  *
  * They are published into the pipeline like any event, so each is stored first, decided
- * (consent, rules, each destination's subscriptions) and forwarded. In our event they are
+ * (consent, rules, each destination's subscriptions) and forwarded — to the destinations the
+ * audience is connected to alone (`destinations`, carried as `event_data.audience_destinations`,
+ * which the decision layer reads), as Engage sends an audience only to those. In our event they are
  * `user_identified` (the identify call) or `audience_entered` / `audience_exited` (segment-event.ts'
  * AUDIENCE_EVENT_NAMES), with
  * `event_data.personas`, which segment-event.ts writes as `context.personas`. An event's id is
@@ -157,6 +159,7 @@ export function audienceEvents(
         ? { properties: { ...extra, audience_key: audience.key, [audience.key]: entered } }
         : { traits: { ...extra, [audience.key]: entered } }),
       personas,
+      audience_destinations: [...audience.destinations],
     };
     events.push({ body, attributes: { origin: `Sync/${sync.name}`, hops: '1' } });
   }

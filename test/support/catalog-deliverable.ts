@@ -444,7 +444,7 @@ export const memberRow = (user: string, email: string): Record<string, unknown> 
 /** The sync's audience: the user's own key, or (`supplied`) the audience the destination's tests name. */
 export function audienceOf(slug: string, supplied: boolean, call: 'identify' | 'track'): AudienceDestination {
   const typed = supplied ? typedAudience(slug) : {};
-  return { key: 'vip_customers', ...typed, call };
+  return { key: 'vip_customers', ...typed, call, destinations: [`d-${slug}`] };
 }
 
 /** The audience sync of a destination, over `model`. */

@@ -77,6 +77,7 @@ const NOT_PROPERTIES = new Set([
   'previous_id',
   'page_name',
   'personas',
+  'audience_destinations',
 ]);
 
 /**

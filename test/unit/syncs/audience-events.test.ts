@@ -9,6 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
+import { decideOne } from '../../../core/decision/decision.ts';
 import type { StoredEvent } from '../../../core/event.ts';
 import { segmentEventOf } from '../../../core/platforms/segment-action/segment-event.ts';
 import {
@@ -69,7 +70,7 @@ function stored(body: Record<string, unknown>): StoredEvent {
 
 describe('syncs: audience events from the warehouse (Engage’s shape)', () => {
   it('an entry as an identify: traits.<key> true, context.personas, the person from the row', () => {
-    const s = sync(spec({ key: 'vip_customers', space_id: 'spa_acme' }));
+    const s = sync(spec({ key: 'vip_customers', space_id: 'spa_acme', destinations: ['braze'] }));
     const { events, failed } = audienceEvents(s, [entry], SLOT);
     assert.deepEqual(failed, []);
     assert.equal(events.length, 1);
@@ -86,10 +87,12 @@ describe('syncs: audience events from the warehouse (Engage’s shape)', () => {
       plan: 'gold',
       vip_customers: true,
     });
+    // Only the destinations the audience is connected to get it (the decision layer reads the list).
+    assert.deepEqual(e.body['audience_destinations'], ['braze']);
     const context = segment['context'] as Record<string, unknown>;
     assert.deepEqual(context['personas'], {
       computation_class: 'audience',
-      computation_id: computationId('vip-members', { key: 'vip_customers' }),
+      computation_id: computationId('vip-members', { key: 'vip_customers', destinations: ['braze'] }),
       computation_key: 'vip_customers',
       namespace: 'spa_spa_acme',
       space_id: 'spa_acme',
@@ -105,6 +108,7 @@ describe('syncs: audience events from the warehouse (Engage’s shape)', () => {
         {
           key: 'vip_customers',
           call: 'track',
+          destinations: ['braze'],
           id: 'aud_42',
           external_audience_id: '9001',
           settings: { advertiserId: 'adv-1' },
@@ -141,7 +145,7 @@ describe('syncs: audience events from the warehouse (Engage’s shape)', () => {
   });
 
   it('ids: the same run slot gives the same id (a retried run folds); entry and exit, another slot differ', () => {
-    const s = sync(spec({ key: 'vip_customers' }));
+    const s = sync(spec({ key: 'vip_customers', destinations: ['braze'] }));
     const id = (c: Change, slot = SLOT) => audienceEvents(s, [c], slot).events[0]?.body['event_id'];
     assert.equal(id(entry), id(entry));
     assert.match(String(id(entry)), /^[0-9a-f]{64}$/);
@@ -150,7 +154,7 @@ describe('syncs: audience events from the warehouse (Engage’s shape)', () => {
   });
 
   it('a row that names no member, or whose consent is not an object, fails with the reason', () => {
-    const s = sync(spec({ key: 'vip_customers' }));
+    const s = sync(spec({ key: 'vip_customers', destinations: ['braze'] }));
     const { events, failed } = audienceEvents(
       s,
       [
@@ -174,32 +178,49 @@ describe('syncs: audience events from the warehouse (Engage’s shape)', () => {
 
   it('the spec is checked: the key, the call, a mirror key without the member, an internal topic', () => {
     const problems = (s: SyncSpec) => syncViolations(s, 'spec', []).map((v) => v.field);
-    assert.deepEqual(problems(spec({ key: 'vip_customers' })), []);
+    assert.deepEqual(problems(spec({ key: 'vip_customers', destinations: ['braze'] })), []);
     // The union names every form; the audience's own field says what is wrong with it.
     const about = (s: SyncSpec, field: string) =>
       syncViolations(s, 'spec', [])
         .filter((v) => v.field === field)
         .map((v) => v.description);
-    assert.deepEqual(about(spec({ key: 'VIP customers' }), 'spec.destination.audience.key'), [
-      'must match pattern "^[a-z][a-z0-9_]{0,99}$"',
-    ]);
-    assert.deepEqual(about(spec({ key: 'vip', call: 'page' as never }), 'spec.destination.audience.call'), [
-      'expected one of "identify", "track"',
-    ]);
-    assert.deepEqual(about(spec({ key: 'vip', colour: 1 } as never), 'spec.destination.audience.colour'), [
-      'is not a known field',
-    ]);
-    assert.deepEqual(problems(spec({ key: 'vip' }, { primary_key: ['customer_id'] })), ['spec.primary_key']);
+    assert.deepEqual(
+      about(spec({ key: 'VIP customers', destinations: ['braze'] }), 'spec.destination.audience.key'),
+      ['must match pattern "^[a-z][a-z0-9_]{0,99}$"'],
+    );
+    assert.deepEqual(
+      about(
+        spec({ key: 'vip', destinations: ['braze'], call: 'page' as never }),
+        'spec.destination.audience.call',
+      ),
+      ['expected one of "identify", "track"'],
+    );
+    assert.deepEqual(
+      about(
+        spec({ key: 'vip', destinations: ['braze'], colour: 1 } as never),
+        'spec.destination.audience.colour',
+      ),
+      ['is not a known field'],
+    );
+    assert.deepEqual(
+      problems(spec({ key: 'vip', destinations: ['braze'] }, { primary_key: ['customer_id'] })),
+      ['spec.primary_key'],
+    );
     // Without exits, any key: every entry names the member by its row.
-    assert.deepEqual(problems(spec({ key: 'vip' }, { primary_key: ['customer_id'], mode: 'upsert' })), []);
-    assert.deepEqual(problems(spec({ key: 'vip', topic: 'deliveries' })), [
+    assert.deepEqual(
+      problems(
+        spec({ key: 'vip', destinations: ['braze'] }, { primary_key: ['customer_id'], mode: 'upsert' }),
+      ),
+      [],
+    );
+    assert.deepEqual(problems(spec({ key: 'vip', destinations: ['braze'], topic: 'deliveries' })), [
       'spec.destination.audience.topic',
     ]);
-    assert.equal(destinationLabel(spec({ key: 'vip' })), 'audience:vip');
+    assert.equal(destinationLabel(spec({ key: 'vip', destinations: ['braze'] })), 'audience:vip');
   });
 
   it('the dry run shows the events it would publish, and the rows it would not', () => {
-    const s = sync(spec({ key: 'vip_customers' }));
+    const s = sync(spec({ key: 'vip_customers', destinations: ['braze'] }));
     const preview = previewSyncPage({
       sync: s,
       connections: [],
@@ -215,18 +236,28 @@ describe('syncs: audience events from the warehouse (Engage’s shape)', () => {
   });
 
   it('an audience destination’s actions take the events by their own defaults (store’s decision)', () => {
-    const s = sync(spec({ key: 'vip_customers', call: 'track' }));
+    const s = sync(spec({ key: 'vip_customers', call: 'track', destinations: ['braze'] }));
     const [entered] = audienceEvents(s, [entry], SLOT).events;
     const event = stored(entered?.body ?? {});
     // Braze Cohorts' syncAudiences: `event = "Audience Entered" or event = "Audience Exited"`.
     const braze = {
-      id: 'b',
+      id: 'braze',
       type: 'segment_action',
       destination: 'braze-cohorts',
       actions: [{ action: 'syncAudiences' }],
     } as Destination;
     assert.equal(segmentActionMaps(braze, 'audience_entered'), true);
     assert.equal(segmentActionTakes(braze, event), true);
+    const decided = (d: Destination) =>
+      decideOne(d, event, { isKnownEvent: () => false, honorGpc: true } as never);
+    assert.equal(decided(braze).action, 'send');
+    // Another destination that takes track calls, not connected to the audience: skipped.
+    const other = decided({ ...braze, id: 'sendgrid-lists' });
+    assert.equal(other.action, 'skip');
+    assert.match(
+      other.action === 'skip' ? other.reason : '',
+      /vip_customers, whose audience is not connected/,
+    );
     // A custom event of the user's own still needs a `when` naming it.
     assert.equal(segmentActionMaps(braze, 'quote_requested'), false);
   });
