@@ -115,8 +115,14 @@ export function audienceEvents(
   const failed: FailedChange[] = [];
   for (const change of changes) {
     const member = change.op === 'delete';
-    // An exit knows the member by its key alone: the row has left the model.
-    const row: Readonly<Record<string, unknown>> = member ? change.key : change.data;
+    // An exit knows the member by what the state kept of it (its key and consent): the row has
+    // left the model.
+    const kept = member ? exitOf(change) : undefined;
+    if (member && kept === undefined) {
+      failed.push({ change, reason: 'the sync’s state keeps no member for this exit' });
+      continue;
+    }
+    const row: Readonly<Record<string, unknown>> = kept ?? change.data;
     if (!MEMBER_COLUMNS.some((c) => isText(row[c]))) {
       failed.push({
         change,
@@ -164,4 +170,33 @@ export function audienceEvents(
     events.push({ body, attributes: { origin: `Sync/${sync.name}`, hops: '1' } });
   }
   return { events, failed };
+}
+
+/**
+ * What the state keeps of each member entered (mirror mode: sync-sql.ts' `identifiers` form), for
+ * its exit: its key and its consent, as a JSON list `[key, consent]` (a list, not an object, as
+ * every audience's kept members are).
+ */
+export function keptForExit(spec: SyncSpec, changes: readonly Change[]): Map<number, string> {
+  if (spec.mode !== 'mirror') return new Map();
+  return new Map(
+    changes
+      .filter((c) => c.op === 'upsert')
+      .map((c) => {
+        const consent = consentOf(c.data['consent']);
+        return [c.n, JSON.stringify([c.key, typeof consent === 'object' ? consent : null])];
+      }),
+  );
+}
+
+/** A member's exit as the state kept it: its key's columns and its consent. */
+function exitOf(change: Change): Record<string, unknown> | undefined {
+  if (change.kept === undefined) return undefined;
+  try {
+    const [key, consent] = JSON.parse(change.kept) as [unknown, unknown];
+    if (!isObject(key)) return undefined;
+    return { ...key, ...(isObject(consent) ? { consent } : {}) };
+  } catch {
+    return undefined;
+  }
 }

@@ -16,7 +16,7 @@ import {
   segmentActionMaps,
   segmentActionTakes,
 } from '../../../core/platforms/segment-action/subscription.ts';
-import { audienceEvents, computationId } from '../../../core/syncs/audience-events.ts';
+import { audienceEvents, computationId, keptForExit } from '../../../core/syncs/audience-events.ts';
 import { previewSyncPage } from '../../../core/syncs/sync-preview.ts';
 import {
   type Change,
@@ -116,7 +116,16 @@ describe('syncs: audience events from the warehouse (Engage’s shape)', () => {
         { primary_key: ['user_id', 'email'] },
       ),
     );
-    const leaving: Change = { ...exit, key: { user_id: 'u-8', email: 'bo@example.com' } };
+    // What the state kept when the member entered: its key and consent (keptForExit).
+    const entered8: Change = {
+      n: 9,
+      op: 'upsert',
+      key: { user_id: 'u-8', email: 'bo@example.com' },
+      data: { user_id: 'u-8', email: 'bo@example.com', consent: '{"analytics":"granted"}' },
+    };
+    const kept = keptForExit(s.spec, [entered8]).get(9);
+    assert.equal(kept, '[{"user_id":"u-8","email":"bo@example.com"},{"analytics":"granted"}]');
+    const leaving: Change = { ...exit, key: { key_sha256: 'ab' }, ...(kept ? { kept } : {}) };
     const { events } = audienceEvents(s, [entry, leaving], SLOT);
     const [entered, exited] = events.map((e) => segmentEventOf(stored(e.body)));
     assert.equal(entered?.['event'], 'Audience Entered');
@@ -128,6 +137,9 @@ describe('syncs: audience events from the warehouse (Engage’s shape)', () => {
     assert.equal(exited?.type, 'track');
     assert.equal(exited?.['event'], 'Audience Exited');
     assert.equal(exited?.['userId'], 'u-8');
+    assert.deepEqual((exited?.['context'] as Record<string, unknown> | undefined)?.['consent'], {
+      categoryPreferences: { Analytics: true },
+    });
     assert.deepEqual(exited?.['properties'], { audience_key: 'vip_customers', vip_customers: false });
     const context = exited?.['context'] as Record<string, unknown>;
     assert.deepEqual((context['traits'] as Record<string, unknown>)['email'], 'bo@example.com');
@@ -149,7 +161,13 @@ describe('syncs: audience events from the warehouse (Engage’s shape)', () => {
     const id = (c: Change, slot = SLOT) => audienceEvents(s, [c], slot).events[0]?.body['event_id'];
     assert.equal(id(entry), id(entry));
     assert.match(String(id(entry)), /^[0-9a-f]{64}$/);
-    assert.notEqual(id(entry), id({ ...exit, key: entry.key }));
+    const kept = keptForExit(s.spec, [entry]).get(1);
+    assert.notEqual(id(entry), id({ ...exit, key: entry.key, ...(kept ? { kept } : {}) }));
+    // An exit the state keeps no member for fails rather than publishing an anonymous event.
+    assert.equal(
+      audienceEvents(s, [exit], SLOT).failed[0]?.reason,
+      'the sync’s state keeps no member for this exit',
+    );
     assert.notEqual(id(entry), id(entry, '2026-11-27T07:00:00.000Z'));
   });
 
