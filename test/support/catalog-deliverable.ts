@@ -32,7 +32,7 @@ import {
   segmentActionTakes,
 } from '../../core/platforms/segment-action/subscription.ts';
 import { suggestAction } from '../../core/platforms/segment-action/suggest.ts';
-import { type AudienceDestination, audienceEvents } from '../../core/syncs/audience-events.ts';
+import { type AudienceDestination, audienceEvents, keptForExit } from '../../core/syncs/audience-events.ts';
 import type { SyncVersion } from '../../core/syncs/syncs.ts';
 import type { Connection, Destination, SegmentActionSetting, Settings } from '../../schemas/settings.ts';
 import { REPO } from './local-start.ts';
@@ -436,15 +436,26 @@ export const memberRow = (user: string, email: string): Record<string, unknown> 
   anonymous_id: `${user}-anon`,
   email,
   phone: PERSON.user.phone,
-  first_name: PERSON.user.first_name,
+  // Each member's own name: a platform that takes only hashed names sees ten people, not one.
+  first_name: `${PERSON.user.first_name} ${user}`,
   last_name: PERSON.user.last_name,
   consent: { ...PERSON.consent },
 });
 
-/** The sync's audience: the user's own key, or (`supplied`) the audience the destination's tests name. */
+/**
+ * The sync's audience, connected to the destination: the user's own key and a stand-in for the
+ * audience's id at the platform (as for a required setting), or (`supplied`) the audience the
+ * destination's tests name.
+ */
 export function audienceOf(slug: string, supplied: boolean, call: 'identify' | 'track'): AudienceDestination {
   const typed = supplied ? typedAudience(slug) : {};
-  return { key: 'vip_customers', ...typed, call, destinations: [`d-${slug}`] };
+  return {
+    key: 'vip_customers',
+    external_audience_id: '1234567890',
+    ...typed,
+    call,
+    destinations: [`d-${slug}`],
+  };
 }
 
 /** The audience sync of a destination, over `model`. */
@@ -475,10 +486,18 @@ export function memberEvent(
   row: Record<string, unknown>,
   slot: Date,
 ): StoredEvent {
+  const entry = {
+    n: 1,
+    op: 'upsert' as const,
+    key: { user_id: row['user_id'], email: row['email'] },
+    data: row,
+  };
+  // An exit as a run reads it: the key's digest, and what the state kept when the member entered.
+  const kept = keptForExit(sync.spec, [entry]).get(1);
   const change =
     kind === 'audience_exited'
-      ? { n: 1, op: 'delete' as const, key: { user_id: row['user_id'], email: row['email'] }, data: {} }
-      : { n: 1, op: 'upsert' as const, key: { user_id: row['user_id'], email: row['email'] }, data: row };
+      ? { n: 1, op: 'delete' as const, key: { key_sha256: '' }, data: {}, ...(kept ? { kept } : {}) }
+      : entry;
   const [event] = audienceEvents(sync, [change], slot.toISOString()).events;
   const normalized = normalizeEvent(event?.body, {
     options: NORMALIZE,
