@@ -154,33 +154,49 @@ describe('end to end: every deliverable catalogue destination through the gatewa
     ...structuredClone(kind.event_data),
   });
 
-  /** Each destination's delivered rows (the event ids), once every expected one is there. */
-  async function deliveredRows(): Promise<Map<string, Set<string>>> {
-    const ids = ORDINARY.map((k) => `'${eventId(k.kind)}'`).join(', ');
-    const sql = `SELECT destination, event_id FROM \`local-project.events.deliveries\` WHERE status = 'delivered' AND event_id IN (${ids})`;
-    let last = new Map<string, Set<string>>();
+  /**
+   * Polls `sql` until `judge` says its rows are all there (or the bound is up): what `judge` made
+   * of the last rows read.
+   */
+  async function polled<R, T>(
+    what: string,
+    sql: string,
+    judge: (rows: R[]) => { readonly value: T; readonly done: boolean },
+  ): Promise<T> {
+    let last: T | undefined;
     try {
       return await until(
-        'a delivered row for every destination and ordinary event it takes',
+        what,
         async () => {
-          const rows = (await bigquery.query({ query: sql }))[0] as {
-            destination: string;
-            event_id: string;
-          }[];
-          last = new Map();
-          for (const r of rows)
-            last.set(r.destination, (last.get(r.destination) ?? new Set()).add(r.event_id));
-          const missing = deliverable.filter((d) =>
-            d.events.some((kind) => !last.get(idOf(d.slug))?.has(eventId(kind))),
-          );
-          return missing.length === 0 ? last : undefined;
+          const judged = judge((await bigquery.query({ query: sql }))[0] as R[]);
+          last = judged.value;
+          return judged.done ? judged.value : undefined;
         },
         DELIVERED_WITHIN_MS,
         2000,
       );
-    } catch {
+    } catch (e) {
+      if (last === undefined) throw e;
       return last;
     }
+  }
+
+  /** Each destination's delivered rows (the event ids), once every expected one is there. */
+  function deliveredRows(): Promise<Map<string, Set<string>>> {
+    const ids = ORDINARY.map((k) => `'${eventId(k.kind)}'`).join(', ');
+    const sql = `SELECT destination, event_id FROM \`local-project.events.deliveries\` WHERE status = 'delivered' AND event_id IN (${ids})`;
+    return polled<{ destination: string; event_id: string }, Map<string, Set<string>>>(
+      'a delivered row for every destination and ordinary event it takes',
+      sql,
+      (rows) => {
+        const last = new Map<string, Set<string>>();
+        for (const r of rows) last.set(r.destination, (last.get(r.destination) ?? new Set()).add(r.event_id));
+        const missing = deliverable.filter((d) =>
+          d.events.some((kind) => !last.get(idOf(d.slug))?.has(eventId(kind))),
+        );
+        return { value: last, done: missing.length === 0 };
+      },
+    );
   }
 
   /** How many requests the capture had when the burst was posted, and when the audience syncs ran. */
@@ -226,25 +242,14 @@ describe('end to end: every deliverable catalogue destination through the gatewa
               },
             ];
       });
-    let last: { slug: string; got: string }[] = [];
-    try {
-      return await until(
-        'the members’ events delivered to every audience destination',
-        async () => {
-          const rows = (await bigquery.query({ query: sql }))[0] as {
-            destination: string;
-            event_name: string;
-            n: number;
-          }[];
-          last = shortOf(new Map(rows.map((r) => [`${r.destination} ${r.event_name}`, Number(r.n)])));
-          return last.length === 0 ? last : undefined;
-        },
-        DELIVERED_WITHIN_MS,
-        2000,
-      );
-    } catch {
-      return last;
-    }
+    return polled<{ destination: string; event_name: string; n: number }, { slug: string; got: string }[]>(
+      'the members’ events delivered to every audience destination',
+      sql,
+      (rows) => {
+        const short = shortOf(new Map(rows.map((r) => [`${r.destination} ${r.event_name}`, Number(r.n)])));
+        return { value: short, done: short.length === 0 };
+      },
+    );
   }
   let started = 0;
   let deliveredAfterMs = 0;
