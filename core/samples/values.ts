@@ -103,8 +103,9 @@ function numberVotes(s: string, out: string[]): void {
   const g = GROUPED.exec(s);
   if (!g || g[1] === g[2]) return;
   const [group, decimal] = [g[1], g[2]];
-  if (decimal !== ',' && group !== '.') out.push(decimal ? VOTE.numDot : VOTE.intDot, VOTE.numDot);
-  if (decimal !== '.' && group !== ',') out.push(decimal ? VOTE.numComma : VOTE.intComma, VOTE.numComma);
+  // Each reading votes once: a decimal part makes it a number only, none an integer and a number.
+  if (decimal !== ',' && group !== '.') out.push(...(decimal ? [] : [VOTE.intDot]), VOTE.numDot);
+  if (decimal !== '.' && group !== ',') out.push(...(decimal ? [] : [VOTE.intComma]), VOTE.numComma);
 }
 
 function isoVotes(m: RegExpExecArray, out: string[]): void {
