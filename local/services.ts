@@ -17,6 +17,7 @@ import {
 } from '../core/deploy/catalog-function.ts';
 import type { FunctionName } from '../core/plan.ts';
 import type { Settings } from '../schemas/settings.ts';
+import { LOCAL_BUNDLES, type LocalBundle } from './bundles.ts';
 
 /** The local ports, one per service (docs/architecture.md §6, layout). */
 export interface Ports {
@@ -78,6 +79,11 @@ export interface ServiceSpec {
    * instance, instead of stopping the environment. Absent: a death stops the environment.
    */
   readonly replaceable?: boolean;
+  /**
+   * The deployable this service is (local/bundles.ts): given its bundle's folder in the context
+   * (`LocalContext.bundles`), it runs from that bundle, as on Google Cloud; else from its sources.
+   */
+  readonly bundle?: LocalBundle;
 }
 
 /** Everything a service factory may use. */
@@ -97,6 +103,8 @@ export interface LocalContext {
    * read, and each workload's own ports on each emulator, bound to its service account.
    */
   readonly iam?: LocalIam;
+  /** The folder of each deployable's bundle the services run from (local/bundles.ts). */
+  readonly bundles?: Readonly<Partial<Record<LocalBundle, string>>>;
 }
 
 export type EmulatorName = 'pubsub' | 'bigquery' | 'storage' | 'firestore' | 'secret-manager';
@@ -248,19 +256,27 @@ export const secretManagerEmulator: ServiceFactory = (ctx) => {
 
 /**
  * A function served by the real functions-framework CLI (the same loader Cloud Functions
- * uses), from its TypeScript source: Node 24 strips the types when the framework imports it.
+ * uses), from its bundle's folder when the context has one (what the deploy uploads), else from
+ * its TypeScript source: Node 24 strips the types when the framework imports it.
  */
 export function functionService(
   ctx: LocalContext,
   name: FunctionName,
-  source = join(ctx.root, 'functions', name, 'index.ts'),
+  source?: string,
   target: string = name,
 ): ServiceSpec {
   const port = ctx.ports[name];
+  // A deployable's own function runs from its bundle; a source given here (a test's) as it is.
+  const bundle =
+    source === undefined && (LOCAL_BUNDLES as readonly string[]).includes(name)
+      ? (name as LocalBundle)
+      : undefined;
+  const built = bundle && ctx.bundles?.[bundle];
   return {
     name,
     stage: 'app',
     command: ctx.node,
+    ...(bundle ? { bundle } : {}),
     args: [
       // The framework CLI has no host option: the preload makes it listen on 127.0.0.1 only.
       '--import',
@@ -269,7 +285,7 @@ export function functionService(
       '--target',
       target,
       '--source',
-      source,
+      built ?? source ?? join(ctx.root, 'functions', name, 'index.ts'),
       '--port',
       String(port),
       '--signature-type',
@@ -313,12 +329,19 @@ export const forwardCatalogFunction: ServiceFactory = (ctx) => {
 /** The scheduler's function (functions/schedule/index.ts, target `schedule`) on 8083. */
 export const scheduleFunction: ServiceFactory = (ctx) => functionService(ctx, 'schedule');
 
-/** Slot: the gateway (gateway/main.ts, PORT) on 8080. */
+/** `node <main>` of a deployable: its bundle's main.js when the context has it, else its source. */
+function mainArgs(ctx: LocalContext, bundle: LocalBundle, source: string): string[] {
+  const built = ctx.bundles?.[bundle];
+  return [built ? join(built, 'main.js') : join(ctx.root, source)];
+}
+
+/** Slot: the gateway (gateway/main.ts, PORT) on 8080; run from its bundle as on Cloud Run. */
 export const gateway: ServiceFactory = (ctx) => ({
   name: 'gateway',
   stage: 'app',
+  bundle: 'gateway',
   command: ctx.node,
-  args: [join(ctx.root, 'gateway', 'main.ts')],
+  args: mainArgs(ctx, 'gateway', 'gateway/main.ts'),
   env: { ...runtimeEnv(ctx, 'gateway'), HOST: LOCAL_HOST, PORT: String(ctx.ports.gateway) },
   port: ctx.ports.gateway,
   url: url(ctx.ports.gateway),
@@ -353,12 +376,13 @@ export const receiver: ServiceFactory = (ctx) => ({
 /** The admin token of the local studio (the CLI reads it from the same place). */
 export const adminTokenFile = (dataDir: string): string => join(dataDir, 'admin-token');
 
-/** The studio service (studio/main.ts): the registry's admin API, on 8090. */
+/** The studio service (studio/main.ts): the registry's admin API, on 8090; run from its bundle. */
 export const studio: ServiceFactory = (ctx) => ({
   name: 'studio',
   stage: 'app',
+  bundle: 'studio',
   command: ctx.node,
-  args: [join(ctx.root, 'studio', 'main.ts')],
+  args: mainArgs(ctx, 'studio', 'studio/main.ts'),
   env: {
     ...runtimeEnv(ctx, 'studio'),
     HOST: LOCAL_HOST,

@@ -19,6 +19,7 @@ import { plan as planOf, TICKS_TOPIC } from '../core/plan.ts';
 import { acquireOwnerLock, LockHeldError, selfRecord } from '../emulators/common/owner-lock.ts';
 import type { Settings } from '../schemas/settings.ts';
 import { accessFilePath, plannedAccess, writeAccessFile, writeDeclaredSettings } from './access-file.ts';
+import { localBundles } from './bundles.ts';
 import { Child } from './child.ts';
 import {
   readEnvironmentRecord,
@@ -91,6 +92,12 @@ export interface StartOptions {
    * is the project's owner, as on Google's own emulators.
    */
   readonly iam?: boolean;
+  /**
+   * Run the functions, the gateway and the studio from their TypeScript sources, not from their
+   * bundles (default: EVENTBUS_FROM_SOURCES=1 in the supervisor's environment; else bundles,
+   * built first when a source changed: local/bundles.ts).
+   */
+  readonly fromSources?: boolean;
 }
 
 export interface ServiceInfo {
@@ -128,6 +135,11 @@ export interface LocalEnvironment {
   readonly done: Promise<ExitReport>;
   /** Stops every child (SIGTERM, then SIGKILL after the grace period). */
   stop(): Promise<void>;
+}
+
+/** Whether the deployables run from their sources instead of their bundles (`fromSources`, EVENTBUS_FROM_SOURCES=1). */
+function fromSources(options: StartOptions): boolean {
+  return options.fromSources ?? (options.baseEnv ?? process.env)['EVENTBUS_FROM_SOURCES'] === '1';
 }
 
 /** A service that could not start: not ready in time, or exited while starting. */
@@ -382,7 +394,18 @@ export async function startEnvironment(options: StartOptions = {}): Promise<Loca
       )
     : undefined;
   planned?.catch(() => {});
-  const ctx: LocalContext = iam ? { ...base, iam } : base;
+  // The deployables run from their bundles (local/bundles.ts), built first if the sources changed.
+  const wanted = fromSources(options)
+    ? []
+    : [...new Set(factories.flatMap((factory) => factory(base).bundle ?? []))];
+  let bundles: Awaited<ReturnType<typeof localBundles>> | undefined;
+  try {
+    bundles = wanted.length > 0 ? await localBundles(REPO_ROOT, wanted, log) : undefined;
+  } catch (err) {
+    releaseDataDir();
+    throw new StartError('(bundles)', (err as Error).message, []);
+  }
+  const ctx: LocalContext = { ...base, ...(iam ? { iam } : {}), ...(bundles ? { bundles } : {}) };
   const specs = factories.map((factory) => factory(ctx));
   // Before anything starts or is provisioned: a taken port would otherwise mean provisioning
   // into somebody else's emulator and a start that dies a moment after saying "ready".

@@ -1,7 +1,8 @@
 /**
  * The `spec` of a Sync resource (reverse ETL; docs/syncs.md): a model in SQL with a primary key,
  * a mode, an optional cursor column, a schedule, and one destination named through a settings
- * connection (webhook, files, a Meta custom audience) or a topic.
+ * connection (webhook, files, a Meta custom audience), a topic, or audience events published into
+ * the pipeline (core/syncs/audience-events.ts).
  */
 import Type, { type Static } from 'typebox';
 import { FieldSource } from './mapping.ts';
@@ -69,6 +70,59 @@ export const SyncDestination = Type.Union([
                 'The advertiser accepted Google’s Customer Match terms (support.google.com/adspolicy/answer/6299717): sent as termsOfService ACCEPTED with every upload, which Google requires to add members',
             }),
           ),
+        },
+        { additionalProperties: false },
+      ),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
+      audience: Type.Object(
+        {
+          key: Type.String({
+            pattern: '^[a-z][a-z0-9_]{0,99}$',
+            description:
+              'The audience key (Engage’s computation_key): the trait or property set true when a row enters the model and false when it leaves',
+          }),
+          call: Type.Optional(
+            Type.Union([Type.Literal('identify'), Type.Literal('track')], {
+              description:
+                'identify (default): traits.<key> true/false; track: Audience Entered / Audience Exited with properties.<key>',
+            }),
+          ),
+          id: Type.Optional(
+            Type.String({
+              pattern: '^[A-Za-z0-9_-]{1,64}$',
+              description: 'The audience’s id (computation_id); default: derived from the sync and the key',
+            }),
+          ),
+          space_id: Type.Optional(
+            Type.String({
+              pattern: '^[A-Za-z0-9_-]{1,64}$',
+              description: 'The space the audience belongs to (space_id); default: eventbus',
+            }),
+          ),
+          external_audience_id: Type.Optional(
+            Type.String({
+              minLength: 1,
+              maxLength: 256,
+              description:
+                'The audience’s id at the platform, where its actions read one (external_audience_id)',
+            }),
+          ),
+          settings: Type.Optional(
+            Type.Record(Type.String({ minLength: 1, maxLength: 128 }), Type.Unknown(), {
+              description: 'The audience’s settings at the platform (audience_settings): an advertiser id…',
+            }),
+          ),
+          destinations: Type.Array(Type.String({ minLength: 1, maxLength: 128 }), {
+            minItems: 1,
+            maxItems: 100,
+            description:
+              'The destinations (their ids) the audience is connected to: only they get its events, as in Engage',
+          }),
+          topic: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
         },
         { additionalProperties: false },
       ),

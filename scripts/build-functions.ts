@@ -266,6 +266,7 @@ async function buildVendorGroups(
   common: EsbuildOptions,
   root: string,
   dir: string,
+  read: (metafile: Metafile | undefined) => void = () => {},
 ): Promise<VendorBuild> {
   const rootRequire = createRequire(join(root, 'package.json'));
   const byPath = new Map<string, Provided>();
@@ -303,6 +304,7 @@ async function buildVendorGroups(
     for (const name of group.packages) if (!exported.includes(name)) exported.push(name);
     exported.sort();
     if (exported.length > group.packages.length) result = await once(exported);
+    read(result.metafile);
     for (const name of exported) byPath.set(rootRequire.resolve(name), { file: group.file, key: name });
     outputs.push(...(result.outputFiles ?? []));
     inputs.set(group.file, moduleInputs(result.metafile));
@@ -347,7 +349,7 @@ function sideEffectFreePlugin(): Plugin {
 }
 
 /** The root package.json's dependencies and their versions. */
-const rootDependencies = (): Record<string, string> =>
+export const rootDependencies = (): Record<string, string> =>
   (
     JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
       dependencies: Record<string, string>;
@@ -393,11 +395,70 @@ export async function buildBundles(options: BuildOptions = {}): Promise<BundleMa
 async function buildOne(spec: BundleSpec, root: string, outDir: string, frameworkVersion: string) {
   const isFunction = spec.kind === 'function';
   const dir = join(outDir, isFunction ? join('functions', spec.name) : spec.name);
-  const main = isFunction ? 'index.js' : 'main.js';
+  const { main, files } = await bundleFiles(spec, root, dir, frameworkVersion);
+  writeFiles(dir, files);
+
+  const archive = isFunction ? zip(files) : tarGz(files);
+  const contentHash = createHash('sha256');
+  for (const f of [...files].sort((a, b) => a.name.localeCompare(b.name))) {
+    contentHash.update(f.name).update('\0').update(f.data).update('\0');
+  }
+  const sha256 = contentHash.digest('hex');
+  const object = `${spec.name}-${sha256.slice(0, 16)}.${isFunction ? 'zip' : 'tar.gz'}`;
+  const archivePath = join(outDir, 'archives', object);
+  mkdirSync(dirname(archivePath), { recursive: true });
+  writeFileSync(archivePath, archive);
+  return {
+    name: spec.name,
+    kind: spec.kind,
+    dir: relative(REPO_ROOT, dir),
+    main,
+    archive: relative(REPO_ROOT, archivePath),
+    object,
+    sha256,
+    bytes: archive.length,
+    ...(spec.segmentDestinations ? { segmentDestinations: [...spec.segmentDestinations] } : {}),
+  };
+}
+
+/** What one build of a bundle can be asked for besides its files. */
+export interface BundleFileOptions {
+  /**
+   * A linked source map beside each JavaScript file (`main.js.map`, ...), naming the sources by
+   * their paths: the local environment's bundles carry them, so that with
+   * `NODE_OPTIONS=--enable-source-maps` a stack trace names the TypeScript file and line. The
+   * deploy's bundles carry none.
+   */
+  readonly sourcemap?: boolean;
+  /** Collects every file the build read (relative to the root): a kept build's key (local/bundles.ts). */
+  readonly inputs?: string[];
+}
+
+/** Replaces `dir` with the files. */
+export function writeFiles(dir: string, files: readonly ArchiveEntry[]): void {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
+  for (const f of files) {
+    mkdirSync(dirname(join(dir, f.name)), { recursive: true });
+    writeFileSync(join(dir, f.name), f.data);
+  }
+}
+
+/** The files of one bundle, built to run from `dir` (what its archive holds), and its main file's name. */
+export async function bundleFiles(
+  spec: BundleSpec,
+  root: string,
+  dir: string,
+  frameworkVersion: string,
+  options: BundleFileOptions = {},
+): Promise<{ readonly main: string; readonly files: ArchiveEntry[] }> {
+  const isFunction = spec.kind === 'function';
+  const main = isFunction ? 'index.js' : 'main.js';
+  const inputs = options.inputs;
+  const read = (metafile: Metafile | undefined) => inputs?.push(...Object.keys(metafile?.inputs ?? {}));
   // Shared by the entry's bundle and the vendor files (same target, same CommonJS shims).
   const common: EsbuildOptions = {
+    ...(options.sourcemap ? { sourcemap: 'linked', sourcesContent: false } : {}),
     // Metafile paths (and the module comments in the output) relative to the root.
     absWorkingDir: root,
     bundle: true,
@@ -460,6 +521,7 @@ async function buildOne(spec: BundleSpec, root: string, outDir: string, framewor
     ],
     metafile: true,
   });
+  read(result.metafile);
   // No function's own file holds a destination (forward-catalog's are files of their own).
   const inlined = bundledDestinations(result.metafile);
   if (inlined.length > 0)
@@ -474,6 +536,7 @@ async function buildOne(spec: BundleSpec, root: string, outDir: string, framewor
       common,
       root,
       dir,
+      read,
     );
     outputs.push(...vendor.outputs);
     assertBundledOnce(spec.name, new Map([[main, moduleInputs(result.metafile)], ...vendor.inputs]));
@@ -485,13 +548,13 @@ async function buildOne(spec: BundleSpec, root: string, outDir: string, framewor
   if (spec.web) {
     const { buildWebFiles } = await import('../studio/assets.ts');
     // What is deployed is built from the sources, never taken from a local cache.
-    for (const [name, data] of await buildWebFiles({ cache: false }))
+    for (const [name, data] of await buildWebFiles({ cache: false, ...(inputs ? { inputs } : {}) }))
       files.push({ name: `web/${name}`, data });
   }
   if (spec.tag) {
     // The deployed gateway has no esbuild nor terser: its tag is built here, once.
     const { buildTagScripts, PREBUILT_FILES } = await import('../gateway/tag-route.ts');
-    const scripts = await buildTagScripts();
+    const scripts = await buildTagScripts(inputs);
     files.push(
       { name: PREBUILT_FILES.tag, data: scripts.tag },
       { name: PREBUILT_FILES.cmp, data: scripts.cmp },
@@ -517,36 +580,13 @@ async function buildOne(spec: BundleSpec, root: string, outDir: string, framewor
     },
   };
   if (segment) files.push(...(await segmentFiles(segment, root, common)));
+  // Read from the root's package.json: the versions the Cloud Functions build installs.
+  inputs?.push('package.json');
   files.push({ name: 'package.json', data: Buffer.from(`${JSON.stringify(pkg, null, 2)}\n`) });
   for (const file of spec.packageFiles ?? []) {
     files.push({ name: `node_modules/${file}`, data: readFileSync(join(root, 'node_modules', file)) });
   }
-  for (const f of files) {
-    mkdirSync(dirname(join(dir, f.name)), { recursive: true });
-    writeFileSync(join(dir, f.name), f.data);
-  }
-
-  const archive = isFunction ? zip(files) : tarGz(files);
-  const contentHash = createHash('sha256');
-  for (const f of [...files].sort((a, b) => a.name.localeCompare(b.name))) {
-    contentHash.update(f.name).update('\0').update(f.data).update('\0');
-  }
-  const sha256 = contentHash.digest('hex');
-  const object = `${spec.name}-${sha256.slice(0, 16)}.${isFunction ? 'zip' : 'tar.gz'}`;
-  const archivePath = join(outDir, 'archives', object);
-  mkdirSync(dirname(archivePath), { recursive: true });
-  writeFileSync(archivePath, archive);
-  return {
-    name: spec.name,
-    kind: spec.kind,
-    dir: relative(REPO_ROOT, dir),
-    main,
-    archive: relative(REPO_ROOT, archivePath),
-    object,
-    sha256,
-    bytes: archive.length,
-    ...(segment ? { segmentDestinations: [...segment] } : {}),
-  };
+  return { main, files };
 }
 
 /**

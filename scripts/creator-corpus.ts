@@ -20,20 +20,20 @@ import {
 export const CORPUS = resolve(import.meta.dirname, '../test/fixtures/creator-corpus');
 /**
  * The corpus's parts, each a folder. `held-out` (22 vendors, until 2026-11-27), `held-out-2` (20
- * vendors, from 07adfff1), `held-out-3` (21 vendors, from d03bfb75) and `held-out-4` (20 vendors,
- * from 358f7dd9), each until 2026-11-27, were held out and are now part of `tuned`
- * (docs/creator-inference.md says what each measured then); `held-out-5` is the part held out now,
- * committed before the changes that followed the retirement of `held-out-4`, and only read (never
- * guessed on) until they are done.
+ * vendors, from 07adfff1), `held-out-3` (21 vendors, from d03bfb75), `held-out-4` (20 vendors, from
+ * 358f7dd9) and `held-out-5` (20 vendors, from 0c487a8b), each until 2026-11-27, were held out and
+ * are now part of `tuned` (docs/creator-inference.md says what each measured then); `held-out-6` is
+ * the part held out now, committed before the changes that followed the retirement of `held-out-5`,
+ * and only read (never guessed on) until they are done.
  */
-export type Split = 'tuned' | 'held-out-5';
-export const SPLITS: readonly Split[] = ['tuned', 'held-out-5'];
+export type Split = 'tuned' | 'held-out-6';
+export const SPLITS: readonly Split[] = ['tuned', 'held-out-6'];
 /**
  * The parts the creator is run on: the held-out part joined once the inference changes made after
  * it was committed were done (2026-11-27), and is measured as it is, never tuned on.
  */
 export const MEASURED: readonly Split[] = SPLITS;
-const SPLIT_NAMES: Readonly<Record<Split, string>> = { tuned: 'tuned', 'held-out-5': 'held out' };
+const SPLIT_NAMES: Readonly<Record<Split, string>> = { tuned: 'tuned', 'held-out-6': 'held out' };
 
 /** A sample's truth file (test/fixtures/creator-corpus/README.md). */
 export interface Truth {
@@ -82,11 +82,11 @@ export function loadCorpus(root = CORPUS, splits: readonly Split[] = SPLITS): Sa
 }
 
 /**
- * The fifth held-out part (test/fixtures/creator-corpus/held-out-5/), committed on its own (0c487a8b)
- * before the inference changes that followed the retirement of the fourth, and measured once, at
+ * The sixth held-out part (test/fixtures/creator-corpus/held-out-6/), committed on its own (d8593bba)
+ * before the inference changes that followed the retirement of the fifth, and measured once, at
  * the end of those changes.
  */
-export const HELD_OUT_5 = 'held-out-5';
+export const HELD_OUT_6 = 'held-out-6';
 
 /** SHA-256 over a held-out part: each file's path and bytes, in path order. */
 export function heldOutDigest(root = CORPUS, part = 'held-out'): string {

@@ -13,7 +13,7 @@ export const DELIVERABLE_DATA = 'docs/data/catalog-deliverable.json';
 /** Why a verified destination delivers none of the ordinary events, in the docs' words. */
 export const NOT_DELIVERED = {
   audience:
-    "an audience destination (Engage): its actions take only the audience events Segment's audience computation sends (`context.personas`), never a site's event",
+    "an audience destination (Engage: its actions take only audience events, `context.personas`) that delivers nothing even given its members by an audience sync from the warehouse, with the audience Segment's tests name: a key its mapping must repeat, an audience id it has no setting for, an OAuth refresh, or Segment's own pipeline",
   'user-value':
     'needs a value only the user knows: a required field with no default that the suggested mappings cannot fill (their account’s list, topic or conversion action, a sender, an endpoint) and Segment’s tests give no value for, named after each destination',
   'needs-mapping':
@@ -42,6 +42,11 @@ export interface DeliverableResults {
      * `<action>.when`), taken from Segment's own test input for it: those values' names.
      */
     readonly supplied?: readonly string[];
+    /**
+     * An audience destination (Engage's audience events only): delivered as audiences from the
+     * warehouse, by an audience sync publishing this call (docs/syncs.md, "Audience events").
+     */
+    readonly audience?: 'identify' | 'track';
   }[];
   readonly not_delivered: readonly {
     readonly slug: string;
@@ -69,10 +74,17 @@ export function deliverableTable(r: DeliverableResults): string {
     return `| ${NOT_DELIVERED[why]} | ${slugs.length} | ${slugs.join(', ')} |`;
   });
   const supplied = r.deliverable.filter((d) => d.supplied !== undefined);
+  const audiences = r.deliverable.filter((d) => d.audience !== undefined);
+  const ordinary = r.deliverable.length - audiences.length;
   return [
-    `**${r.deliverable.length} of the ${r.verified} verified destinations deliver** at least one ordinary event`,
-    `(${r.deliverable.filter((d) => d.events.length > 1).length} of them more than one). ${batched.length} of them send in batches by`,
-    `default: ${batched.join(', ')}.`,
+    `**${r.deliverable.length} of the ${r.verified} verified destinations deliver**: ${ordinary} an ordinary event`,
+    `(${r.deliverable.filter((d) => d.events.length > 1).length} of all of them more than one event), and ${audiences.length} **delivered as audiences from the warehouse**`,
+    "(an audience sync's entry and exit events, [syncs.md](syncs.md#audience-events)). " +
+      `${batched.length} of them send in batches by default: ${batched.join(', ')}.`,
+    '',
+    '| Delivered as audiences from the warehouse | Call | Events |',
+    '| --- | --- | --- |',
+    ...audiences.map((d) => `| ${d.slug} | ${d.audience} | ${d.events.join(', ')} |`),
     '',
     `**${r.deliverable.length - supplied.length} deliver with the suggested mappings alone; ${supplied.length} delivered with values the user supplied**`,
     "(each value from Segment's own test input for that destination; what was typed, by setting or `action.field`):",

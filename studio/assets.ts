@@ -7,12 +7,12 @@
  * The deployed studio carries them prebuilt in `web/` beside its bundle (scripts/build-functions.ts
  * writes them there); run from the sources, the studio builds them once when it starts.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readCatalogue } from '../adapters/source-catalogue.ts';
-import { type BuildCache, readBuild, writeBuild } from './build-cache.ts';
+import { type BuildCache, readBuild, writeBuild } from '../adapters/build-cache.ts';
+import { readCatalogue, SOURCES_DIR } from '../adapters/source-catalogue.ts';
 
 export interface Asset {
   readonly type: string;
@@ -23,7 +23,7 @@ const WEB = fileURLToPath(new URL('./web', import.meta.url));
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /**
- * Where the page scripts are kept between starts (studio/build-cache.ts), under the checkout's
+ * Where the page scripts are kept between starts (adapters/build-cache.ts), under the checkout's
  * node_modules/.cache as build tools keep theirs.
  */
 const CACHE = join(ROOT, 'node_modules', '.cache', 'eventbus-studio-web');
@@ -61,10 +61,23 @@ const PAGES: readonly { readonly path: string; readonly file: string; readonly t
   { path: '/assets/sources.json', file: 'sources.json', type: 'application/json; charset=utf-8' },
 ];
 
-/** Files made from the repository at build time: the source catalogue the creator offers. */
-const GENERATED: Readonly<Record<string, () => Buffer>> = {
-  'sources.json': () => Buffer.from(JSON.stringify(readCatalogue())),
+/**
+ * Files made from the repository at build time: the source catalogue the creator offers (made
+ * from `sources/` and the example translators its files name: `inputs` gets both folders).
+ */
+const GENERATED: Readonly<Record<string, (inputs?: string[]) => Buffer>> = {
+  'sources.json': (inputs) => {
+    for (const dir of [SOURCES_DIR, join(ROOT, 'examples')]) inputs?.push(...filesUnder(dir));
+    return Buffer.from(JSON.stringify(readCatalogue()));
+  },
 };
+
+/** Every file under a folder, relative to the checkout. */
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => relative(ROOT, join(e.parentPath, e.name)));
+}
 
 /** Files taken as they are from a package (the chart library's stylesheet). */
 const PACKAGE_FILES: Readonly<Record<string, string>> = { 'uplot.css': 'uplot/dist/uPlot.min.css' };
@@ -87,23 +100,31 @@ const SCRIPTS: readonly { readonly entry: string; readonly file: string }[] = [
 
 /** The pages' files, by name, built from the sources (what the deployed bundle carries in web/). */
 export async function buildWebFiles(
-  options: { readonly cache?: boolean } = {},
+  options: {
+    readonly cache?: boolean;
+    /** Collects the files the pages are made from, relative to the checkout (a kept bundle's key). */
+    readonly inputs?: string[];
+  } = {},
 ): Promise<Map<string, Buffer>> {
   const files = new Map<string, Buffer>();
   const require = createRequire(import.meta.url);
+  const read = (path: string) => {
+    options.inputs?.push(relative(ROOT, path));
+    return readFileSync(path);
+  };
   for (const page of PAGES) {
     const from = PACKAGE_FILES[page.file];
     const made = GENERATED[page.file];
-    if (from) files.set(page.file, readFileSync(require.resolve(from)));
-    else if (made) files.set(page.file, made());
-    else if (!page.file.endsWith('.js')) files.set(page.file, readFileSync(join(WEB, page.file)));
+    if (from) files.set(page.file, read(require.resolve(from)));
+    else if (made) files.set(page.file, made(options.inputs));
+    else if (!page.file.endsWith('.js')) files.set(page.file, read(join(WEB, page.file)));
   }
-  for (const [file, body] of await pageScripts(options.cache ?? true)) files.set(file, body);
+  for (const [file, body] of await pageScripts(options.cache ?? true, options.inputs)) files.set(file, body);
   return files;
 }
 
 /** The page scripts by file name: from the cache while esbuild's inputs are unchanged, else built. */
-async function pageScripts(useCacheIfThere: boolean): Promise<Map<string, Buffer>> {
+async function pageScripts(useCacheIfThere: boolean, read?: string[]): Promise<Map<string, Buffer>> {
   const useCache = useCacheIfThere && existsSync(join(ROOT, 'node_modules'));
   const names = SCRIPTS.map((s) => s.file);
   const cache: BuildCache = {
@@ -111,9 +132,10 @@ async function pageScripts(useCacheIfThere: boolean): Promise<Map<string, Buffer
     dir: CACHE,
     salt: `${BUILD_OPTIONS_VERSION} esbuild ${esbuildVersion()}`,
   };
-  const cached = useCache ? readBuild(cache, names) : undefined;
+  const cached = useCache && !read ? readBuild(cache, names) : undefined;
   if (cached) return cached;
   const { scripts, inputs } = await buildScripts();
+  read?.push(...inputs);
   // esbuild reads the compiler options too, though its metafile lists only modules.
   if (useCache) writeBuild(cache, scripts, ['tsconfig.json', ...inputs]);
   return scripts;

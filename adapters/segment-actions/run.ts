@@ -21,6 +21,7 @@ import type { Outcome } from '../../core/platforms/driver.ts';
 import { type PlatformAnswer, scrubText } from '../../core/platforms/platform-answer.ts';
 import { catalogAnswer } from '../../core/platforms/segment-action/answer.ts';
 import {
+  audienceOf,
   type BatchableAction,
   type Batching,
   batchingOf,
@@ -472,9 +473,8 @@ async function inBatch(
           event,
         )
       : {};
-  const key = createHash('sha256')
-    .update(JSON.stringify([call.slug, call.subscription, call.settings, call.auth, run.env, shared]))
-    .digest('base64url');
+  const parts = [call.slug, call.subscription, call.settings, call.auth, run.env, shared, audienceOf(event)];
+  const key = createHash('sha256').update(JSON.stringify(parts)).digest('base64url');
   const before = run.requests.length;
   const node = await batches.add<BatchItem, MultiStatusNode>(key, { event, run }, batching, (items) =>
     sendBatch(call, items),

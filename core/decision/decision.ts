@@ -73,6 +73,11 @@ export function decideOne(
   if (deny?.includes(name)) return skip(`event ${name} is in events.deny`);
   const allow = destination.events?.allow;
   if (allow && !allow.includes(name)) return skip(`event ${name} is not in events.allow`);
+  const connected = audienceDestinations(event);
+  if (connected !== undefined && !connected.includes(destination.id))
+    return skip(
+      `an audience event of ${audienceSync(event)}, whose audience is not connected to this destination (its destination.audience.destinations)`,
+    );
   if (event.enriched?.bot === true && botPolicy(destination) === 'skip')
     return skip('bot: the user agent is a known crawler (enriched.bot; destination bots: send to keep it)');
 
@@ -120,6 +125,22 @@ export function decideOne(
 }
 
 /** Whether a top-level field of the event holds a value. */
+/**
+ * The destinations an audience sync's event is for (`event_data.audience_destinations`, written
+ * by core/syncs/audience-events.ts): only those the audience is connected to get it, as Engage
+ * sends an audience to the destinations connected to it. Undefined for any other event.
+ */
+function audienceDestinations(event: StoredEvent): readonly string[] | undefined {
+  const list = event.event_data['audience_destinations'];
+  return Array.isArray(list) ? list.filter((x): x is string => typeof x === 'string') : undefined;
+}
+
+/** The audience an audience event is of, for a skip's reason. */
+function audienceSync(event: StoredEvent): string {
+  const personas = event.event_data['personas'] as { computation_key?: unknown } | undefined;
+  return typeof personas?.computation_key === 'string' ? personas.computation_key : 'an audience';
+}
+
 function present(event: StoredEvent, field: string): boolean {
   const v = (event as unknown as Record<string, unknown>)[field];
   return v !== undefined && v !== null && v !== '';

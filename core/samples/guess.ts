@@ -19,9 +19,10 @@ import {
 import { atEnvelopeTop, deliveryColumns, envelopeEventId } from './delivery.ts';
 import { identityEvidence, leafSide, personalDetail, personObjectId } from './evidence.ts';
 import { fieldName, nameWords } from './names.ts';
+import { partyRole, unclaimedDetailQuestions } from './party.ts';
 import { lonePersonIdQuestions } from './person-id-evidence.ts';
 import { type Evidence, evidenceOf, type Question, questionsFor } from './questions.ts';
-import { directionOf, notARegion, objectTypes, type RoleReading, roleOf, versionNamed } from './roles.ts';
+import { directionOf, notARegion, objectTypes, type RoleReading, versionNamed } from './roles.ts';
 import type { InferredField } from './sample.ts';
 import { reportedSteps, stepTimeOf } from './step-time.ts';
 import { dataFieldName, type MappingSuggestion, type SuggestColumn, suggestMappings } from './suggest.ts';
@@ -172,7 +173,7 @@ function refusals(fields: readonly InferredField[]): Refusal {
     if (target.startsWith('user') || target === 'device.locale') {
       const above = actorAbove(column);
       if (above) return above;
-      const r = roleOf(column, typeOf, direction);
+      const r = partyRole(column, typeOf, direction);
       const side = leafSide(column);
       // The field's own name says whose it is (`hidden.user_id`, `metadata.user_id`) over an
       // object that is merely some other thing's; never over the business's object.
@@ -462,7 +463,7 @@ export function guessChoices(
   });
   const byEvidence = envelopeIdGuess(fields, rows, base);
   const direction = directionOf(fields);
-  const roles = fields.map((f) => roleOf(f.name, typeOf, direction));
+  const roles = fields.map((f) => partyRole(f.name, typeOf, direction));
   personIdFromObject(fields, base, typeOf);
   const alone = fields.map((f) => suggestMappings([asColumn(f)])[0]?.target ?? 'event_data');
   const asQuestions = base.map((g, i) => ({
@@ -478,6 +479,12 @@ export function guessChoices(
   );
   questions.push(
     ...lonePersonIdQuestions(asQuestions, new Set(questions.flatMap((q) => q.options.map((o) => o.column)))),
+  );
+  questions.push(
+    ...unclaimedDetailQuestions(
+      asQuestions,
+      new Set(questions.flatMap((q) => q.options.map((o) => o.column))),
+    ),
   );
   const rivals = amountRivals(fields, rows, base, suggestions);
   if (rivals) questions.push(rivals);
@@ -672,7 +679,7 @@ function personIdFromObject(
   // Under the business's side or an actor on a record (`ticket.owner.user.id`), never the person's.
   const role = (c: string): RoleReading => {
     const above = actorAbove(c);
-    return above ? { role: 'business', why: above } : roleOf(c, typeOf, direction);
+    return above ? { role: 'business', why: above } : partyRole(c, typeOf, direction);
   };
   const column = personObjectId(fields, role);
   const i = base.findIndex((g) => g.column === column);

@@ -59,7 +59,7 @@ function firstLine(text: string): string {
 }
 
 /** Detection, keeping the parsed JSON value so it is not parsed twice. */
-function detect(text: string): DetectedFormat & { json?: { value: unknown } } {
+function detect(text: string, quoteChar = '"'): DetectedFormat & { json?: { value: unknown } } {
   const head = text.trimStart();
   if (head[0] === '{' || head[0] === '[') {
     const read = readJson(text);
@@ -79,7 +79,7 @@ function detect(text: string): DetectedFormat & { json?: { value: unknown } } {
   }
   if (looksLikeForm(head))
     return { format: 'form', reason: 'the text is one line of key=value pairs joined by &: a form post' };
-  const { delimiter, reason } = detectDelimiter(text);
+  const { delimiter, reason } = detectDelimiter(text, quoteChar);
   return { format: delimiter === '\t' ? 'tsv' : 'csv', delimiter, reason };
 }
 
@@ -105,7 +105,8 @@ export function parseSample(input: string, options: ParseOptions = {}): ParsedSa
     const format = options.format ?? 'csv';
     return { format, header: false, columns: [], rows: [], problems: [{ message: 'the sample is empty' }] };
   }
-  const found = options.format ? undefined : detect(text);
+  const quoteChar = options.quoteChar ?? '"';
+  const found = options.format ? undefined : detect(text, quoteChar);
   const format = options.format ?? (found as DetectedFormat).format;
   if (format === 'json') {
     const read = found?.json ?? readJson(text);
@@ -122,7 +123,6 @@ export function parseSample(input: string, options: ParseOptions = {}): ParsedSa
   }
   if (format === 'ndjson') return { format, header: true, ...withEncodedColumns(ndjsonRows(text)) };
   if (format === 'form') return { format, header: true, ...formRows(text) };
-  const quoteChar = options.quoteChar ?? '"';
   const delimiter =
     options.delimiter ??
     (format === 'tsv' ? '\t' : (found?.delimiter ?? detectDelimiter(text, quoteChar).delimiter));

@@ -8,6 +8,7 @@
  */
 import { leafSide } from './evidence.ts';
 import { nameWords } from './names.ts';
+import { businessParty } from './party.ts';
 import type { Question, QuestionColumn } from './questions.ts';
 import { PERSON_WORDS, WRAPPERS } from './roles.ts';
 import type { InferredField } from './sample.ts';
@@ -48,7 +49,7 @@ function personDetail(f: InferredField): boolean {
  * Why a column named as the person's id has only its name for it, or undefined when its place
  * agrees: an object above it is the person's (not an envelope), or the object it sits in (the
  * whole payload for a top-level column) holds one of the person's details that is neither under
- * an actor nor named as the business's.
+ * an actor nor named as the business's, nor a business party's (party.ts: `assignedUserPhone`).
  */
 export function lonePersonId(column: string, fields: readonly InferredField[]): string | undefined {
   const above = column.split('.').slice(0, -1);
@@ -60,6 +61,7 @@ export function lonePersonId(column: string, fields: readonly InferredField[]): 
       f.name.startsWith(prefix) &&
       actorAbove(f.name) === undefined &&
       leafSide(f.name)?.side !== 'business' &&
+      businessParty(f.name) === undefined &&
       personDetail(f),
   );
   return beside

@@ -10,6 +10,7 @@
  * and the identifiers of the request it returns are then replaced by the kept ones: the path, the
  * session, the destinations and the batching stay the platform's.
  */
+
 import type { SyncSpec } from '../../schemas/sync.ts';
 import {
   type CustomerMatchTarget,
@@ -18,6 +19,7 @@ import {
 } from '../platforms/google-ads/audience.ts';
 import { type AudiencePayload, audiencePage, audienceRequests } from '../platforms/meta/audience.ts';
 import type { AudiencePageInput } from '../platforms/platform.ts';
+import { keptForExit } from './audience-events.ts';
 import { keptForm } from './sync-sql.ts';
 import type { Change } from './syncs.ts';
 
@@ -68,6 +70,7 @@ const platformOf = (spec: SyncSpec): Platform | undefined =>
  * (sync-sql.ts's `keptForm`); nothing for any other sync.
  */
 export function keptMembers(spec: SyncSpec, changes: readonly Change[]): Map<number, string> {
+  if ('audience' in spec.destination) return keptForExit(spec, changes);
   const platform = platformOf(spec);
   if (!platform || keptForm(spec) !== 'identifiers') return new Map();
   const upserts = changes.filter((c) => c.op === 'upsert');

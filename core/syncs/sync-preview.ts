@@ -5,6 +5,7 @@
  */
 import type { Connection } from '../../schemas/settings.ts';
 import { WEBHOOK_HEADERS } from '../platforms/webhook/driver.ts';
+import { audienceEvents } from './audience-events.ts';
 import { customerMatchPageRequests, metaAudiencePageRequests } from './audience-members.ts';
 import {
   type Change,
@@ -110,6 +111,16 @@ export function previewSyncPage(input: {
         title: `POST ${r.path}`,
         headers: { 'content-type': 'application/json', authorization: 'Bearer REDACTED' },
         body: JSON.stringify(r.body, null, 2),
+      })),
+      notSent: built.failed.map((f) => ({ key: f.change.key, reason: f.reason })),
+    };
+  }
+  if ('audience' in d) {
+    const built = audienceEvents(sync, changes, input.slot);
+    return {
+      requests: built.events.map((e) => ({
+        title: `publish on ${d.audience.topic ?? 'events'} (attributes ${JSON.stringify(e.attributes)})`,
+        body: JSON.stringify(e.body, null, 2),
       })),
       notSent: built.failed.map((f) => ({ key: f.change.key, reason: f.reason })),
     };

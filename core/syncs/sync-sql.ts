@@ -8,7 +8,8 @@
  * JSON (`__key`) and its content by the SHA-256 of the row's JSON (`__hash`). Beside them the
  * state keeps, per row, only what the row's deletion will need (`keptForm`): nothing outside
  * mirror mode; in mirror mode the key itself for a webhook or files (what their deletions carry),
- * or the identifiers an audience was sent, hashed as it was sent (core/syncs/audience-members.ts).
+ * or the identifiers an audience was sent, hashed as it was sent (core/syncs/audience-members.ts),
+ * or an audience member's key and consent, which its exit event carries (audience-events.ts).
  * The model's rows are in the changes table only while a run sends them: a finished run empties
  * it, and the table expires a week after its plan if a run is never finished.
  *
@@ -40,7 +41,7 @@ export type KeptForm = 'nothing' | 'key' | 'identifiers';
 export function keptForm(spec: SyncSpec): KeptForm {
   if (spec.mode !== 'mirror') return 'nothing';
   const d = spec.destination;
-  return 'meta_audience' in d || 'google_ads_audience' in d ? 'identifiers' : 'key';
+  return 'meta_audience' in d || 'google_ads_audience' in d || 'audience' in d ? 'identifiers' : 'key';
 }
 
 const digest = (sql: string) => `TO_HEX(SHA256(${sql}))`;

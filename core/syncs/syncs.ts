@@ -1,7 +1,7 @@
 /**
  * Syncs (reverse ETL; docs/syncs.md), the pure part: checking a Sync's spec, a page of the
  * changes table read back as changes, and what a page becomes for each destination (webhook
- * bodies, file parts and names, topic events). The SQL of a run is sync-sql.ts's.
+ * bodies, file parts and names, topic events; audience events are audience-events.ts'). The SQL of a run is sync-sql.ts's.
  *
  * A run: (1) snapshot the model's digests into `eventbus_ops.sync_snap__<name>`; (2) compute
  * `sync_changes__<name>`: new and changed rows (and, in mirror mode, deleted keys), numbered;
@@ -52,12 +52,27 @@ export const syncViolations = specChecker<SyncSpec>(SyncSpec, (s, prefix, connec
       field: `${prefix}.destination.google_ads_audience.terms_of_service`,
       description: `must be accepted: Google adds Customer Match members only when the upload says the advertiser accepted its Customer Match terms (termsOfService.customerMatchTermsOfServiceStatus ACCEPTED, Data Manager API IngestAudienceMembersRequest), so every row would fail; once accepted (support.google.com/adspolicy/answer/6299717), set terms_of_service: accepted here or on connection ${d.google_ads_audience.connection}`,
     });
+  if ('audience' in d) {
+    const internal = d.audience.topic === undefined ? undefined : publishTargetProblem(d.audience.topic);
+    if (internal) out.push({ field: `${prefix}.destination.audience.topic`, description: internal });
+    if (s.mode === 'mirror' && !s.primary_key.some((k) => MEMBER_COLUMNS.includes(k)))
+      out.push({
+        field: `${prefix}.primary_key`,
+        description: `an audience's exit names the member by the row's key alone (the row has left the model): in mirror mode the key must hold one of ${MEMBER_COLUMNS.join(', ')}`,
+      });
+  }
   if (s.mode === 'mirror' && 'topic' in d)
     out.push({
       field: `${prefix}.mode`,
       description: 'mirror sends deletions, which a topic destination cannot carry',
     });
 });
+
+/**
+ * The columns that name a person, one of which an audience member's row (and, in mirror mode, its
+ * key: an exit knows the member by it) must have (audience-events.ts).
+ */
+export const MEMBER_COLUMNS: readonly string[] = ['user_id', 'anonymous_id', 'email', 'phone', 'external_id'];
 
 /** The settings connection a destination names: its key in the spec, its id and the type it must be. */
 function connectionOf(
@@ -254,6 +269,7 @@ export function destinationLabel(spec: SyncSpec): string {
   if ('files' in d) return `files:${d.files.connection}`;
   if ('meta_audience' in d) return `meta_audience:${d.meta_audience.audience_id}`;
   if ('google_ads_audience' in d) return `google_ads_audience:${d.google_ads_audience.user_list_id}`;
+  if ('audience' in d) return `audience:${d.audience.key}`;
   return `topic:${d.topic.topic ?? 'events'}`;
 }
 

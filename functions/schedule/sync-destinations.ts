@@ -1,6 +1,7 @@
 /**
  * Step 5 of a sync chunk (sync-steps.ts): one page sent to the sync's destination — a webhook, a
- * bucket's files, a Meta custom audience, a Google Ads Customer Match list, or a topic. Each says
+ * bucket's files, a Meta custom audience, a Google Ads Customer Match list, a topic, or audience
+ * events published into the pipeline. Each says
  * which rows it could not send and why (they fail; the run goes on) and throws when the page
  * should be tried again (an outage, throttling, a missing secret). What each platform's answers
  * mean is its platform folder's (core/platforms/meta/audience-answers.ts,
@@ -11,6 +12,7 @@ import { requestIdOf } from '../../core/platforms/google-ads/request-status.ts';
 import { GOOGLE_ADS_RESPONSES } from '../../core/platforms/google-ads/responses.ts';
 import { audienceAnswer } from '../../core/platforms/meta/audience-answers.ts';
 import { classify } from '../../core/platforms/responses.ts';
+import { audienceEvents } from '../../core/syncs/audience-events.ts';
 import { customerMatchPageRequests, metaAudiencePageRequests } from '../../core/syncs/audience-members.ts';
 import { type FailedChange, refusedForGood } from '../../core/syncs/sync-run.ts';
 import {
@@ -43,6 +45,7 @@ export async function deliverPage(run: SyncRun, page: Page): Promise<Delivered> 
   if ('files' in d) return toFiles(run, d, page);
   if ('meta_audience' in d) return { failed: await toMetaAudience(run, d, page), requestIds: [] };
   if ('google_ads_audience' in d) return toCustomerMatch(run, d, page);
+  if ('audience' in d) return toAudience(run, d, page);
   return toTopic(run, d, page);
 }
 
@@ -177,4 +180,16 @@ async function toTopic(run: SyncRun, d: Of<'topic'>, page: Page): Promise<Delive
   for (const e of syncEvents(sync, page.changes, ctx.run.slot))
     await deps.publish(d.topic.topic ?? 'events', e.body, e.attributes);
   return nothingFailed;
+}
+
+/**
+ * A page as the audience events Engage sends (core/syncs/audience-events.ts): each member's entry
+ * or exit published on the events topic, to be stored, decided and forwarded like any event. A
+ * row that names no member fails; the others are published before the page is committed.
+ */
+async function toAudience(run: SyncRun, d: Of<'audience'>, page: Page): Promise<Delivered> {
+  const { deps, sync, ctx } = run;
+  const built = audienceEvents(sync, page.changes, ctx.run.slot);
+  for (const e of built.events) await deps.publish(d.audience.topic ?? 'events', e.body, e.attributes);
+  return { failed: built.failed, requestIds: [] };
 }

@@ -58,9 +58,10 @@ export async function readSync(deps: SyncJobDeps, name: string): Promise<SyncVer
  */
 export async function checkModel(run: SyncRun): Promise<void> {
   const d = run.sync.spec.destination;
-  const internal =
-    'topic' in d && d.topic.topic !== undefined ? publishTargetProblem(d.topic.topic) : undefined;
-  if (internal) throw new Error(`destination.topic.topic: ${internal}`);
+  const [key, topic] =
+    'topic' in d ? ['topic', d.topic.topic] : 'audience' in d ? ['audience', d.audience.topic] : [];
+  const internal = topic === undefined ? undefined : publishTargetProblem(topic);
+  if (internal) throw new Error(`destination.${key}.topic: ${internal}`);
   await run.deps.assertSelect(modelSelect(run.sync.spec.model));
 }
 

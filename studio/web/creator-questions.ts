@@ -3,7 +3,8 @@
  * two readings of the payload compete (whose phone or e-mail, which amount is the value), the
  * guesses' question is shown with each option's why, the guess preselected; picking another
  * option gives that column the target and keeps the others as event fields under their own
- * names. And the field names the person types, checked with the save's own rule
+ * names. Every question can also be answered no (a one-option question, "is this the person's
+ * id?") or none of these: then every column it asks about is kept as an event field. And the field names the person types, checked with the save's own rule
  * (core/translate/spec.ts) as they type, so a save the server would refuse cannot be made.
  * Browser-only: the page's elements.
  */
@@ -13,7 +14,7 @@ import { dataFieldName } from '../../core/samples/suggest.ts';
 import { eventFieldProblem } from '../../core/translate/spec.ts';
 import { $, el } from './common.ts';
 
-/** The choices after answering a question with one of its options' columns. */
+/** The choices after answering a question with one of its options' columns, or `NONE`: none of them. */
 export function answer(q: Question, column: string, choices: readonly ColumnChoice[]): ColumnChoice[] {
   const asked = new Set(q.options.map((o) => o.column));
   return choices.map((c) => {
@@ -23,7 +24,18 @@ export function answer(q: Question, column: string, choices: readonly ColumnChoi
   });
 }
 
-/** Shows the questions; `picked` hears the column chosen for each. */
+/** The answer that none of a question's columns takes its target: every one stays an event field. */
+export const NONE = '';
+
+/** The words of the no answer: "No" to a question about one column, "None of these" to several. */
+function noneLabel(q: Question): string {
+  const [only] = q.options;
+  return q.options.length === 1 && only
+    ? `No: keep ${only.column} as an event field`
+    : 'None of these: keep each as an event field';
+}
+
+/** Shows the questions; `picked` hears the column chosen for each (`NONE` for no). */
 export function showQuestions(
   questions: readonly Question[],
   picked: (q: Question, column: string) => void,
@@ -54,9 +66,18 @@ export function showQuestions(
             ),
           );
         }),
+        noAnswer(q, i, picked),
       ),
     ),
   );
+}
+
+/** The radio that answers a question no, after its options. */
+function noAnswer(q: Question, i: number, picked: (q: Question, column: string) => void): HTMLElement {
+  const id = `question-${i}-none`;
+  const radio = el('input', { type: 'radio', name: `question-${i}`, id, value: NONE });
+  radio.addEventListener('change', () => picked(q, NONE));
+  return el('span', { class: 'pair' }, radio, el('label', { for: id }, noneLabel(q)));
 }
 
 /** Each event field whose name the save would refuse, as the sentence the page shows. */

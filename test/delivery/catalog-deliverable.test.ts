@@ -19,6 +19,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { segmentActionDriver } from '../../adapters/segment-actions/driver.ts';
+import type { StoredEvent } from '../../core/event.ts';
 import { segmentActionProblems } from '../../core/platforms/segment-action/check.ts';
 import { segmentActionTakes } from '../../core/platforms/segment-action/subscription.ts';
 import {
@@ -28,8 +29,14 @@ import {
   type NotDelivered,
 } from '../../scripts/docs-deliverable.ts';
 import {
+  AUDIENCE_KINDS,
+  audienceCall,
+  audienceOf,
   audienceOnly,
+  audienceSync,
   batchedKinds,
+  memberEvent,
+  memberRow,
   ORDINARY,
   ordinaryEvent,
   saved,
@@ -58,6 +65,8 @@ interface Verdict {
   readonly batched: string[];
   /** Set up with the values the user supplied (setUp's `typed`), when it took them to deliver. */
   readonly supplied?: string[];
+  /** An audience destination: the call its audience sync publishes. */
+  readonly audience?: 'identify' | 'track';
 }
 
 /** Why a destination delivers none of the ordinary events, from what the run observed. */
@@ -103,8 +112,24 @@ describe('segment_action: every verified destination delivers the ordinary event
         batched: [],
       };
       const reasons: string[] = [];
-      for (const kind of ORDINARY) {
-        const event = ordinaryEvent(kind, `d-${v.slug}-${kind.kind}`, NOW);
+      // An audience destination is given its members by an audience sync (a call its actions take),
+      // the others the ordinary events.
+      const call = audienceOnly(v) ? audienceCall(destination, v.slug, supplied) : undefined;
+      const sync = call === undefined ? undefined : audienceSync(v.slug, audienceOf(v.slug, supplied, call));
+      const member = memberRow('u-1', 'jane@example.com');
+      const eventOf = (kind: string) =>
+        sync === undefined ? undefined : memberEvent(sync, kind, member, NOW);
+      const kinds = audienceOnly(v)
+        ? sync === undefined
+          ? []
+          : AUDIENCE_KINDS.map((kind) => ({ kind, event: eventOf(kind) as StoredEvent }))
+        : ORDINARY.map((kind) => ({
+            kind: kind.kind,
+            event: ordinaryEvent(kind, `d-${v.slug}-${kind.kind}`, NOW),
+          }));
+      if (call !== undefined) Object.assign(verdict, { audience: call });
+      for (const kind of kinds) {
+        const event = kind.event;
         // As `store` judges it: an event no action takes is skipped, never published.
         if (segmentActionTakes(destination, event) === false) continue;
         verdict.taken.push(kind.kind);
@@ -117,16 +142,19 @@ describe('segment_action: every verified destination delivers the ordinary event
         else if (performed.outcome.status === 'delivered') reasons.push(`${kind.kind}: ${NO_REQUEST}`);
         else reasons.push(`${kind.kind}: ${performed.outcome.reason}`);
       }
-      verdict.batched.push(...batchedKinds(destination, verdict.delivered));
+      verdict.batched.push(
+        ...(sync === undefined
+          ? batchedKinds(destination, verdict.delivered)
+          : batchedKinds(destination, verdict.delivered, eventOf)),
+      );
       if (supplied) Object.assign(verdict, { supplied: typed });
       return reasons[0] === undefined ? verdict : { ...verdict, firstReason: reasons[0].slice(0, 240) };
     };
     const verdicts = await Promise.all(
       VERIFIED.map(async (v): Promise<Verdict> => {
         const plain = await deliver(v, false);
-        // Delivered with suggestions alone, an audience destination, or Segment's own: as it is.
-        if (plain.delivered.length > 0 || audienceOnly(v) || plain.firstReason?.endsWith(NO_REQUEST))
-          return plain;
+        // Delivered with suggestions alone, or Segment's own: as it is.
+        if (plain.delivered.length > 0 || plain.firstReason?.endsWith(NO_REQUEST)) return plain;
         // Else the user types what only they know, as the destination's own tests give it.
         const typed = await deliver(v, true);
         if (typed.delivered.length > 0) return typed;
@@ -144,6 +172,7 @@ describe('segment_action: every verified destination delivers the ordinary event
           events: v.delivered,
           ...(v.batched.length > 0 ? { batched: v.batched } : {}),
           ...(v.supplied === undefined ? {} : { supplied: v.supplied }),
+          ...(v.audience === undefined ? {} : { audience: v.audience }),
         })),
       not_delivered: verdicts
         .filter((v) => v.delivered.length === 0)

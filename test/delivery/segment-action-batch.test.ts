@@ -81,6 +81,32 @@ describe('segment_action batches: performBatch from forward-catalog, one row and
     assert.notEqual(rowOf(again, 'b-2')?.status, 'delivered');
   });
 
+  it("events of two audiences, or an audience's and an ordinary one, never share a request", async () => {
+    setUp(klaviyo());
+    // actions-core reads a batch's audience settings from its first event: mixed, the others would
+    // go out under the first one's audience.
+    const member = (id: string, email: string, audience: string): StoredEvent => {
+      const e = event(id, email);
+      const personas = {
+        computation_class: 'audience',
+        computation_id: `aud_${audience}`,
+        computation_key: audience,
+        external_audience_id: `ext-${audience}`,
+        audience_settings: { list: audience },
+      };
+      return { ...e, event_data: { ...e.event_data, personas } };
+    };
+    const results = await deliver([
+      member('m-1', 'a@example.com', 'vip'),
+      member('m-2', 'b@example.com', 'lapsed'),
+      member('m-3', 'c@example.com', 'vip'),
+      event('m-4', 'd@example.com'),
+    ]);
+    assert.equal(stand.captured.length, 3, 'one request per audience, one for the ordinary event');
+    assert.deepEqual(stand.captured.map(carried).sort(), [1, 1, 2]);
+    for (const id of ['m-1', 'm-2', 'm-3', 'm-4']) assert.equal(rowOf(results, id)?.status, 'delivered', id);
+  });
+
   it('an event the action refuses is rejected on its own (nothing sent for it); the others go out', async () => {
     setUp(klaviyo());
     const results = await deliver([

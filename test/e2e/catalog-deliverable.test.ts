@@ -16,14 +16,32 @@
  */
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BigQuery } from '@google-cloud/bigquery';
 import { putSecret } from '../../local/local-secrets.ts';
 import { DELIVERABLE_DATA, type DeliverableResults } from '../../scripts/docs-deliverable.ts';
-import { ORDINARY, PERSON, saved, setUp, VERIFIED, type Verified } from '../support/catalog-deliverable.ts';
+import {
+  audienceOf,
+  audienceSync,
+  memberRow,
+  ORDINARY,
+  PERSON,
+  saved,
+  setUp,
+  VERIFIED,
+  type Verified,
+} from '../support/catalog-deliverable.ts';
 import { standIn } from '../support/catalog-delivery.ts';
-import { localBigQuery, publishEvent, REPO, startLocalCli, stopLocalCli } from '../support/local-start.ts';
+import {
+  eventbusIn,
+  localBigQuery,
+  publishEvent,
+  REPO,
+  startLocalCli,
+  stopLocalCli,
+} from '../support/local-start.ts';
 import { until } from '../support/until.ts';
 import { recordedAnswerAt } from '../support/user-supplied.ts';
 
@@ -40,6 +58,8 @@ const BURST = 10;
 
 /** The destination's id: ids start with a letter (`1plusx` → `d-1plusx`). */
 const idOf = (slug: string) => `d-${slug}`;
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /** The length of the longest list of records (objects) anywhere in a body. */
 function longestRecords(body: unknown): number {
@@ -63,10 +83,21 @@ describe('end to end: every deliverable catalogue destination through the gatewa
   const eventId = (kind: string) => `${run}-${kind}`;
   const burstPerson = (kind: string, i: number) => `${run}-${kind}-burst-${i}`;
   const secrets = new Map<string, string>();
-  const deliverable = RESULTS.deliverable.map((d) => ({
+  const configured = RESULTS.deliverable.map((d) => ({
     ...d,
     verified: VERIFIED.find((v) => v.slug === d.slug) as Verified,
   }));
+  /** The destinations given the ordinary events, and those given their members by an audience sync. */
+  const deliverable = configured.filter((d) => d.audience === undefined);
+  const audiences = configured.filter((d) => d.audience !== undefined);
+  /** The warehouse table's members: BURST people, each entering every audience. */
+  const members = Array.from({ length: BURST }, (_, i) =>
+    memberRow(`${run}-member-${i}`, `${run}-member-${i}@example.com`),
+  );
+  /** The warehouse table of members the audience syncs read. */
+  const MEMBERS = `events.audience_members_${run}`;
+  /** The members that leave the table on the second run (their exits). */
+  const leaving = members.slice(0, 3);
   /**
    * Each batching destination with the ordinary event its burst is made of: a product added to the
    * cart where its batching action takes one, else the first event it batches (SendGrid's profiles:
@@ -85,7 +116,7 @@ describe('end to end: every deliverable catalogue destination through the gatewa
       readFileSync(join(REPO, 'environments', 'local.yaml'), 'utf8').split('\ndestinations:')[0] ?? '';
     const destinations: string[] = [];
     const connections: string[] = [];
-    for (const d of deliverable) {
+    for (const d of configured) {
       // As the driver's run set it up: with the values the user supplied where it took them.
       const { destination, secrets: values } = setUp(
         d.verified,
@@ -123,37 +154,103 @@ describe('end to end: every deliverable catalogue destination through the gatewa
     ...structuredClone(kind.event_data),
   });
 
-  /** Each destination's delivered rows (the event ids), once every expected one is there. */
-  async function deliveredRows(): Promise<Map<string, Set<string>>> {
-    const ids = ORDINARY.map((k) => `'${eventId(k.kind)}'`).join(', ');
-    const sql = `SELECT destination, event_id FROM \`local-project.events.deliveries\` WHERE status = 'delivered' AND event_id IN (${ids})`;
-    let last = new Map<string, Set<string>>();
+  /**
+   * Polls `sql` until `judge` says its rows are all there (or the bound is up): what `judge` made
+   * of the last rows read.
+   */
+  async function polled<R, T>(
+    what: string,
+    sql: string,
+    judge: (rows: R[]) => { readonly value: T; readonly done: boolean },
+  ): Promise<T> {
+    let last: T | undefined;
     try {
       return await until(
-        'a delivered row for every destination and ordinary event it takes',
+        what,
         async () => {
-          const rows = (await bigquery.query({ query: sql }))[0] as {
-            destination: string;
-            event_id: string;
-          }[];
-          last = new Map();
-          for (const r of rows)
-            last.set(r.destination, (last.get(r.destination) ?? new Set()).add(r.event_id));
-          const missing = deliverable.filter((d) =>
-            d.events.some((kind) => !last.get(idOf(d.slug))?.has(eventId(kind))),
-          );
-          return missing.length === 0 ? last : undefined;
+          const judged = judge((await bigquery.query({ query: sql }))[0] as R[]);
+          last = judged.value;
+          return judged.done ? judged.value : undefined;
         },
         DELIVERED_WITHIN_MS,
         2000,
       );
-    } catch {
+    } catch (e) {
+      if (last === undefined) throw e;
       return last;
     }
   }
 
-  /** How many requests the capture had when the burst was posted. */
+  /** Each destination's delivered rows (the event ids), once every expected one is there. */
+  function deliveredRows(): Promise<Map<string, Set<string>>> {
+    const ids = ORDINARY.map((k) => `'${eventId(k.kind)}'`).join(', ');
+    const sql = `SELECT destination, event_id FROM \`local-project.events.deliveries\` WHERE status = 'delivered' AND event_id IN (${ids})`;
+    return polled<{ destination: string; event_id: string }, Map<string, Set<string>>>(
+      'a delivered row for every destination and ordinary event it takes',
+      sql,
+      (rows) => {
+        const last = new Map<string, Set<string>>();
+        for (const r of rows) last.set(r.destination, (last.get(r.destination) ?? new Set()).add(r.event_id));
+        const missing = deliverable.filter((d) =>
+          d.events.some((kind) => !last.get(idOf(d.slug))?.has(eventId(kind))),
+        );
+        return { value: last, done: missing.length === 0 };
+      },
+    );
+  }
+
+  /** How many requests the capture had when the burst was posted, and when the audience syncs ran. */
   let burstFrom = 0;
+  let audienceFrom = 0;
+  let audienceStarted = 0;
+  let settingsPath = '';
+  const eventbus = (...argv: string[]) => eventbusIn(local.dataDir)(...argv);
+
+  /** The members as the model of a warehouse table: one SELECT of literal rows. */
+  const membersSelect = (rows: readonly Record<string, unknown>[]) =>
+    rows
+      .map(
+        (r) =>
+          `SELECT '${r['user_id']}' AS user_id, '${r['anonymous_id']}' AS anonymous_id, '${r['email']}' AS email, '${r['phone']}' AS phone, '${r['first_name']}' AS first_name, '${r['last_name']}' AS last_name, STRUCT('granted' AS analytics, 'granted' AS ads) AS consent`,
+      )
+      .join(' UNION ALL ');
+
+  /**
+   * The audience destinations (of `which`) still short of their members' delivered events, once
+   * none is (or when the bound is up): each delivered row counted by its stored event's name, only
+   * for events stored first (the join). An identify audience's entries and exits are both identify
+   * calls (`user_identified`); a track audience's are `audience_entered` and `audience_exited`.
+   */
+  async function membersShort(
+    which: readonly (typeof audiences)[number][],
+    exits: number,
+  ): Promise<{ slug: string; got: string }[]> {
+    const sql = `SELECT d.destination, e.event_name, COUNT(DISTINCT d.event_id) AS n FROM \`local-project.events.deliveries\` d JOIN \`local-project.events.events\` e ON e.event_id = d.event_id WHERE d.status = 'delivered' AND STARTS_WITH(e.user_id, '${run}-member-') GROUP BY d.destination, e.event_name`;
+    const shortOf = (counts: Map<string, number>) =>
+      which.flatMap((d) => {
+        const n = (name: string) => counts.get(`${idOf(d.slug)} ${name}`) ?? 0;
+        const ok =
+          d.audience === 'track'
+            ? n('audience_entered') >= BURST && n('audience_exited') >= exits
+            : n('user_identified') >= BURST + exits;
+        return ok
+          ? []
+          : [
+              {
+                slug: d.slug,
+                got: `${n('user_identified')}/${n('audience_entered')}/${n('audience_exited')}`,
+              },
+            ];
+      });
+    return polled<{ destination: string; event_name: string; n: number }, { slug: string; got: string }[]>(
+      'the members’ events delivered to every audience destination',
+      sql,
+      (rows) => {
+        const short = shortOf(new Map(rows.map((r) => [`${r.destination} ${r.event_name}`, Number(r.n)])));
+        return { value: short, done: short.length === 0 };
+      },
+    );
+  }
   let started = 0;
   let deliveredAfterMs = 0;
   let rows = new Map<string, Set<string>>();
@@ -162,7 +259,10 @@ describe('end to end: every deliverable catalogue destination through the gatewa
     stand = await standIn(recordedAnswerAt);
     local = await startLocalCli({
       prefix: 'eventbus-deliverable-',
-      settings: settingsFile,
+      settings: (dir) => {
+        settingsPath = settingsFile(dir);
+        return settingsPath;
+      },
       env: { EVENTBUS_EGRESS_ALLOW: new URL(stand.base).origin },
     });
     child = local.child;
@@ -187,6 +287,28 @@ describe('end to end: every deliverable catalogue destination through the gatewa
         );
       }),
     );
+    // Audiences from the warehouse: a table of members, one audience sync per audience destination.
+    audienceFrom = stand.captured.length;
+    audienceStarted = Date.now();
+    // In the events dataset, which the schedule function's account reads (docs/syncs.md, "Deployed").
+    await bigquery.query({ query: `CREATE TABLE ${MEMBERS} AS ${membersSelect(members)}` });
+    const syncs = audiences.map((d) => ({
+      kind: 'Sync',
+      name: audienceSync(
+        d.slug,
+        audienceOf(d.slug, d.supplied !== undefined, d.audience ?? 'identify'),
+        MEMBERS,
+      ).name,
+      spec: audienceSync(
+        d.slug,
+        audienceOf(d.slug, d.supplied !== undefined, d.audience ?? 'identify'),
+        MEMBERS,
+      ).spec,
+    }));
+    const file = join(local.dataDir, 'audience-syncs.yaml');
+    writeFileSync(file, syncs.map((x) => JSON.stringify(x)).join('\n---\n'));
+    await eventbus('apply', '-f', file);
+    await Promise.all(syncs.map((x) => eventbus('sync', 'run', x.name, '--env', settingsPath, '--wait')));
   });
   after(async () => {
     if (child) await stopLocalCli({ child, dataDir: local.dataDir });
@@ -195,7 +317,7 @@ describe('end to end: every deliverable catalogue destination through the gatewa
 
   it('delivers every ordinary event each destination takes, a delivered row each, within the bound', () => {
     console.log(
-      `      ${deliverable.length} destinations, ${RESULTS.deliverable.reduce((n, d) => n + d.events.length, 0)} deliveries: all delivered rows after ${Math.round(deliveredAfterMs / 1000)} s`,
+      `      ${deliverable.length} destinations, ${deliverable.reduce((n, d) => n + d.events.length, 0)} deliveries: all delivered rows after ${Math.round(deliveredAfterMs / 1000)} s`,
     );
     const missing = deliverable.flatMap((d) =>
       d.events
@@ -205,8 +327,68 @@ describe('end to end: every deliverable catalogue destination through the gatewa
     assert.deepEqual(missing, []);
   });
 
+  it('delivers each audience sync’s members to its audience destination as stored events, in batches', async () => {
+    const short = await membersShort(audiences, 0);
+    console.log(
+      `      ${audiences.length} audience destinations, ${BURST} members each: entries delivered after ${Math.round((Date.now() - audienceStarted) / 1000)} s`,
+    );
+    assert.deepEqual(short, [], 'audience destinations with members not delivered (identify/entered/exited)');
+    // Batch-by-default audience actions got the run's entries in requests of two or more members.
+    const batchingAudiences = audiences.filter((d) => (d.batched ?? []).includes('audience_entered'));
+    const requestsOf = (slug: string) =>
+      stand.captured.slice(audienceFrom).filter((c) => c.path.startsWith(`/standin/${slug}/`));
+    // Fewer requests than members also says a request carried two or more of them: Display &
+    // Video 360's performBatch sends only the first member of a batch (Segment's code), so no
+    // request names two.
+    const fewer = (slug: string) => Math.floor(BURST / Math.max(1, requestsOf(slug).length));
+    const most = batchingAudiences.map((d) => ({
+      slug: d.slug,
+      most: requestsOf(d.slug)
+        .map((c) => {
+          // A member is named by id or e-mail, or by the e-mail's SHA-256 (most audience platforms
+          // take it hashed); else the records of the request's longest list count.
+          const text = JSON.stringify(c.body ?? '');
+          const named = members.filter((m) =>
+            [m['user_id'], m['email'], sha256(String(m['email']))].some((x) => text.includes(String(x))),
+          ).length;
+          return named > 0 ? named : longestRecords(c.body);
+        })
+        .reduce((a, b) => Math.max(a, b), fewer(d.slug)),
+    }));
+    console.log(`      largest batch of members: ${most.map((s) => `${s.slug} ${s.most}`).join(', ')}`);
+    assert.deepEqual(
+      most.filter((s) => s.most < 2).map((s) => s.slug),
+      [],
+      'batching audience destinations that sent no batch of two or more members',
+    );
+  });
+
+  it('the members that leave the table exit, on the sync’s next run', async () => {
+    const exiting = audiences.filter((d) => d.events.includes('audience_exited'));
+    const ids = leaving.map((m) => `'${m['user_id']}'`).join(', ');
+    await bigquery.query({ query: `DELETE FROM ${MEMBERS} WHERE user_id IN (${ids})` });
+    await Promise.all(
+      exiting.map((d) =>
+        eventbus(
+          'sync',
+          'run',
+          audienceSync(
+            d.slug,
+            audienceOf(d.slug, d.supplied !== undefined, d.audience ?? 'identify'),
+            MEMBERS,
+          ).name,
+          '--env',
+          settingsPath,
+          '--wait',
+        ),
+      ),
+    );
+    const missing = await membersShort(exiting, leaving.length);
+    assert.deepEqual(missing, [], 'audience destinations whose members’ exits were not delivered');
+  });
+
   it("each destination's capture received its requests", () => {
-    const silent = deliverable.filter(
+    const silent = configured.filter(
       (d) => !stand.captured.some((c) => c.path.startsWith(`/standin/${d.slug}/`)),
     );
     assert.deepEqual(

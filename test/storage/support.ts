@@ -15,6 +15,7 @@ import { type Plan, plan } from '../../core/plan.ts';
 import { type BigQueryEmulator, startBigQueryEmulator } from '../../emulators/bigquery/server.ts';
 import { type PubSubEmulator, startPubSubEmulator } from '../../emulators/pubsub/server.ts';
 import { type StorageEmulator, startStorageEmulator } from '../../emulators/storage/server.ts';
+import { localBundles } from '../../local/bundles.ts';
 import { freePort } from '../../local/ports.ts';
 import { emulatorBigQuery, emulatorPubSub, provision } from '../../local/provision.ts';
 import {
@@ -136,6 +137,8 @@ export async function startStorageStack(
       settings,
       project: settings.project,
       node: process.execPath,
+      // The functions run from their bundles, as `eventbus start` runs them (local/bundles.ts).
+      bundles: await localBundles(REPO_ROOT, ['store'], () => {}),
     };
     writeSettingsFile(ctx);
     const spec = functionService(ctx, 'store');

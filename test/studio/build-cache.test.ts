@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type BuildCache, readBuild, writeBuild } from '../../adapters/build-cache.ts';
 import { buildWebFiles } from '../../studio/assets.ts';
-import { type BuildCache, readBuild, writeBuild } from '../../studio/build-cache.ts';
 
 describe('studio build cache: outputs reused while their inputs keep their bytes', () => {
   let root = '';

@@ -5,10 +5,15 @@
  * a field name the save would refuse (`topic`) marked and the save held back; cents with no
  * currency column (Patreon's `pledge_amount_cents`) scaled by a typed currency, saved as the
  * translator's `major_units: { currency }`; PayPal's webhook envelope offered PayPal's
- * certificate scheme (its webhook id asked for, no secret), a choice of the person's kept.
+ * certificate scheme (its webhook id asked for, no secret), a choice of the person's kept; a
+ * question about one column ("is user_id the person's id?") answered no, its column then kept as
+ * an event field, and answered yes again (issue #94). Screenshots go to $SCREENSHOTS or a
+ * temporary folder.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { RegistryClient } from '../../adapters/registry.ts';
 import type { TranslatorSpec } from '../../schemas/translator.ts';
 import { studioInBrowser } from '../support/studio-browser.ts';
@@ -29,8 +34,18 @@ const PLEDGE = JSON.stringify({
   },
 });
 
+/** A payment gateway's callback: a `user_id` beside nothing of the person's, asked about alone. */
+const CALLBACK = JSON.stringify({
+  id: 'inv_1',
+  amount: 8500,
+  currency: 'IDR',
+  user_id: '6279ce4495d10c9afc3171b8',
+});
+
 describe('studio creator: questions, evidence and a fixed currency', function () {
   this.timeout(60_000);
+  const shots = process.env.SCREENSHOTS ?? mkdtempSync(join(tmpdir(), 'creator-questions-shots-'));
+  mkdirSync(shots, { recursive: true });
   const ui = studioInBrowser('creator-questions', { adminToken: TOKEN, gatewayUrl: 'http://127.0.0.1:8080' });
 
   const open = async (text: string) => {
@@ -59,6 +74,33 @@ describe('studio creator: questions, evidence and a fixed currency', function ()
     assert.equal(await page.getByLabel('Field name for From', { exact: true }).inputValue(), 'from');
     await question.getByRole('radio', { name: /^From \(guessed\)/ }).check();
     assert.equal(await page.getByLabel('Where From goes').inputValue(), 'user.phone');
+    // None of these: both numbers stay event fields.
+    await question.getByRole('radio', { name: 'None of these: keep each as an event field' }).check();
+    assert.equal(await page.getByLabel('Where From goes').inputValue(), 'event_data');
+    assert.equal(await page.getByLabel('Where To goes').inputValue(), 'event_data');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  it('answers a question about one column no, keeping it an event field, and yes again', async () => {
+    const { page, errors } = await open(CALLBACK);
+    const question = page.locator('fieldset[data-question="user_id"]');
+    await question.getByText(/^Is user_id the person's id\?/).waitFor();
+    const yes = question.getByRole('radio', { name: /^user_id \(guessed\)/ });
+    const no = question.getByRole('radio', { name: 'No: keep user_id as an event field' });
+    assert.equal(await yes.isChecked(), true);
+    assert.equal(await no.isChecked(), false);
+    assert.equal(await page.getByLabel('Where user_id goes').inputValue(), 'user_id');
+    await no.check();
+    assert.equal(await page.getByLabel('Where user_id goes').inputValue(), 'event_data');
+    // `user_id` is a context field's name: the event field takes `_data`, as the save requires.
+    assert.equal(
+      await page.getByLabel('Field name for user_id', { exact: true }).inputValue(),
+      'user_id_data',
+    );
+    await page.locator('#questions').screenshot({ path: join(shots, 'creator-question-no.png') });
+    await yes.check();
+    assert.equal(await page.getByLabel('Where user_id goes').inputValue(), 'user_id');
     assert.deepEqual(errors, []);
     await page.close();
   });

@@ -16,7 +16,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import type { StoredEvent } from '../../core/event.ts';
+import { normalizeEvent, normalizeOptions, type StoredEvent } from '../../core/event.ts';
 import {
   type CatalogAction,
   type CatalogSetting,
@@ -27,11 +27,16 @@ import { compileFql } from '../../core/platforms/segment-action/fql.ts';
 import { OAUTH_ROLES } from '../../core/platforms/segment-action/oauth.ts';
 import { subscriptionOf } from '../../core/platforms/segment-action/presets.ts';
 import { segmentEventOf } from '../../core/platforms/segment-action/segment-event.ts';
-import type { DefaultSubscriptions } from '../../core/platforms/segment-action/subscription.ts';
+import {
+  type DefaultSubscriptions,
+  segmentActionTakes,
+} from '../../core/platforms/segment-action/subscription.ts';
 import { suggestAction } from '../../core/platforms/segment-action/suggest.ts';
-import type { Connection, Destination, SegmentActionSetting } from '../../schemas/settings.ts';
+import { type AudienceDestination, audienceEvents, keptForExit } from '../../core/syncs/audience-events.ts';
+import type { SyncVersion } from '../../core/syncs/syncs.ts';
+import type { Connection, Destination, SegmentActionSetting, Settings } from '../../schemas/settings.ts';
 import { REPO } from './local-start.ts';
-import { resolved, typedField, typedSettings, typedWhen } from './user-supplied.ts';
+import { resolved, typedAudience, typedField, typedSettings, typedWhen } from './user-supplied.ts';
 
 export interface Verified {
   readonly slug: string;
@@ -124,7 +129,11 @@ export function audienceOnly(v: Verified): boolean {
  * the destination as `setUp` sets it up (its presets, else its actions under their default
  * subscriptions) whose action has a `performBatch` and `enable_batching` true by default.
  */
-export function batchedKinds(destination: Destination, kinds: readonly string[]): string[] {
+export function batchedKinds(
+  destination: Destination,
+  kinds: readonly string[],
+  eventOf: (kind: string) => StoredEvent | undefined = ordinaryOf,
+): string[] {
   const slug = destination.destination ?? '';
   const definition = definitionOf(slug);
   const table = SUBSCRIPTIONS[slug];
@@ -140,11 +149,17 @@ export function batchedKinds(destination: Destination, kinds: readonly string[])
     return typeof a?.performBatch === 'function' && a.fields['enable_batching']?.default === true;
   });
   return kinds.filter((kind) => {
-    const ordinary = ORDINARY.find((o) => o.kind === kind);
-    if (ordinary === undefined) return false;
-    const event = segmentEventOf(ordinaryEvent(ordinary, 'b-1', new Date(0)));
+    const stored = eventOf(kind);
+    if (stored === undefined) return false;
+    const event = segmentEventOf(stored);
     return batching.some((r) => r.subscribe !== undefined && compileFql(r.subscribe).takes(event));
   });
+}
+
+/** An ordinary event of a kind, as batchedKinds judges it. */
+function ordinaryOf(kind: string): StoredEvent | undefined {
+  const ordinary = ORDINARY.find((o) => o.kind === kind);
+  return ordinary === undefined ? undefined : ordinaryEvent(ordinary, 'b-1', new Date(0));
 }
 
 /** A UUID for settings whose format is uuid (Friendbuy's MAPI key). */
@@ -404,4 +419,113 @@ export function saved(
     connections: connection ? [{ id: connection, type: 'oauth2', secrets: roles } as Connection] : [],
     values,
   };
+}
+
+/**
+ * Audiences from the warehouse (docs/syncs.md, "Audience events"): an audience destination is
+ * given its members as a user gives them, by an `audience` sync over a warehouse table of members
+ * (mirror mode, keyed by the member's id and e-mail, so an exit names both), whose entries and
+ * exits are Engage's audience events (core/syncs/audience-events.ts), stored, decided and
+ * forwarded as any event.
+ */
+export const AUDIENCE_KINDS = ['audience_entered', 'audience_exited'] as const;
+
+/** A member's row of the warehouse table: the person's ids, traits and consent, as PERSON's. */
+export const memberRow = (user: string, email: string): Record<string, unknown> => ({
+  user_id: user,
+  anonymous_id: `${user}-anon`,
+  email,
+  phone: PERSON.user.phone,
+  // Each member's own name: a platform that takes only hashed names sees ten people, not one.
+  first_name: `${PERSON.user.first_name} ${user}`,
+  last_name: PERSON.user.last_name,
+  consent: { ...PERSON.consent },
+});
+
+/**
+ * The sync's audience, connected to the destination: the user's own key and a stand-in for the
+ * audience's id at the platform (as for a required setting), or (`supplied`) the audience the
+ * destination's tests name.
+ */
+export function audienceOf(slug: string, supplied: boolean, call: 'identify' | 'track'): AudienceDestination {
+  const typed = supplied ? typedAudience(slug) : {};
+  return {
+    key: 'vip_customers',
+    external_audience_id: '1234567890',
+    ...typed,
+    call,
+    destinations: [`d-${slug}`],
+  };
+}
+
+/** The audience sync of a destination, over `model`. */
+export function audienceSync(
+  slug: string,
+  audience: AudienceDestination,
+  model = 'crm.members',
+): SyncVersion {
+  return {
+    name: `audience-${slug}`,
+    version: '1',
+    spec: {
+      model,
+      primary_key: ['user_id', 'email'],
+      mode: 'mirror',
+      schedule: { manual: true },
+      destination: { audience },
+    },
+  };
+}
+
+const NORMALIZE = normalizeOptions({} as Settings);
+
+/** A member's entry or exit (`kind`) at `slot` as `store` keeps it: the sync's event, normalised. */
+export function memberEvent(
+  sync: SyncVersion,
+  kind: string,
+  row: Record<string, unknown>,
+  slot: Date,
+): StoredEvent {
+  const entry = {
+    n: 1,
+    op: 'upsert' as const,
+    key: { user_id: row['user_id'], email: row['email'] },
+    data: row,
+  };
+  // An exit as a run reads it: the key's digest, and what the state kept when the member entered.
+  const kept = keptForExit(sync.spec, [entry]).get(1);
+  const change =
+    kind === 'audience_exited'
+      ? { n: 1, op: 'delete' as const, key: { key_sha256: '' }, data: {}, ...(kept ? { kept } : {}) }
+      : entry;
+  const [event] = audienceEvents(sync, [change], slot.toISOString()).events;
+  const normalized = normalizeEvent(event?.body, {
+    options: NORMALIZE,
+    now: slot.getTime(),
+    newId: () => '',
+  });
+  if (!normalized.ok)
+    throw new Error(`an audience event store refuses: ${JSON.stringify(normalized.violations)}`);
+  return normalized.event as StoredEvent;
+}
+
+/**
+ * The call a user picks for an audience destination's sync: an identify when one of its actions
+ * takes the member's entry as one (as `store` judges), else a track (`Audience Entered`); undefined
+ * when none takes either.
+ */
+export function audienceCall(
+  destination: Destination,
+  slug: string,
+  supplied: boolean,
+): 'identify' | 'track' | undefined {
+  return (['identify', 'track'] as const).find((call) => {
+    const sync = audienceSync(slug, audienceOf(slug, supplied, call));
+    return (
+      segmentActionTakes(
+        destination,
+        memberEvent(sync, 'audience_entered', memberRow('u-1', 'jane@example.com'), new Date(0)),
+      ) === true
+    );
+  });
 }

@@ -170,3 +170,42 @@ export function recordedAnswerAt(method: string, path: string): RecordedAnswer |
   if (m?.[1] === undefined || m[2] === undefined) return undefined;
   return recordedAnswer(m[1], method, `https://${m[2]}`);
 }
+
+/** What a user gives an audience of theirs, as a destination's audience actions read it. */
+export interface TypedAudience {
+  /** The audience's key (computation_key), where a test's key is one a sync takes. */
+  readonly key?: string;
+  readonly external_audience_id?: string;
+  readonly settings?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * The audience the destination's tests send Engage's events for (their events' `context.personas`,
+ * the first that gives each): its key, its id at the platform and its audience settings — what the
+ * user sets on the sync's audience (docs/syncs.md, "Audience events") for their own audience there.
+ */
+export function typedAudience(slug: string): TypedAudience {
+  let key: string | undefined;
+  let external: string | undefined;
+  let settings: Record<string, unknown> | undefined;
+  for (const c of casesOf(slug)) {
+    const context = (c.event ?? c.events?.[0])?.['context'] as
+      | { personas?: Record<string, unknown> }
+      | undefined;
+    const p = context?.personas;
+    if (p === undefined) continue;
+    const k = p['computation_key'];
+    if (key === undefined && typeof k === 'string' && /^[a-z][a-z0-9_]{0,99}$/.test(k)) key = k;
+    const id = p['external_audience_id'];
+    if (external === undefined && (typeof id === 'string' || typeof id === 'number') && String(id) !== '')
+      external = String(id);
+    const s = p['audience_settings'];
+    if (settings === undefined && typeof s === 'object' && s !== null && !Array.isArray(s))
+      settings = s as Record<string, unknown>;
+  }
+  return {
+    ...(key === undefined ? {} : { key }),
+    ...(external === undefined ? {} : { external_audience_id: external }),
+    ...(settings === undefined ? {} : { settings }),
+  };
+}

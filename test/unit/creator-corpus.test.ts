@@ -1,5 +1,5 @@
 /**
- * The creator measured on its labelled corpus (issue #94, test/fixtures/creator-corpus/): 121
+ * The creator measured on its labelled corpus (issue #94, test/fixtures/creator-corpus/): 161
  * vendors' samples read, inferred and guessed as the studio's page does, each guess judged
  * against the sample's truth file (scripts/creator-corpus.ts). No identity or money field is
  * filled without asking against its truth in the tuned part; every confidence the page shows is
@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { CONFIDENCE_LEVELS } from '../../core/samples/guess.ts';
 import {
   guessedOf,
-  HELD_OUT_5,
+  HELD_OUT_6,
   heldOutDigest,
   loadCorpus,
   MEASURED,
@@ -26,24 +26,23 @@ import {
 } from '../../scripts/creator-corpus.ts';
 
 /**
- * SHA-256 of the held-out part (held-out-5/, 20 vendors none of the corpus had before, every
- * category), committed on its own (0c487a8b) before the inference changes that follow the
- * retirement of held-out-4. A changed held-out set is a commit of its own that changes this, saying
- * why. The first held-out part (c4d2dce5), the second (07adfff1, pinned by ea0c722c…), the third
- * (d03bfb75, pinned by 324a1631…) and the fourth (358f7dd9, pinned by be19bdb8…) were retired into
- * the tuned part on 2026-11-27, once their errors were known.
+ * SHA-256 of the held-out part (held-out-6/, 20 vendors none of the corpus had before, two per
+ * category, chosen for payloads with several parties), committed on its own (d8593bba) before the
+ * inference changes that follow the retirement of held-out-5. A changed held-out set is a commit of
+ * its own that changes this, saying why. The first held-out part (c4d2dce5), the second (07adfff1,
+ * pinned by ea0c722c…), the third (d03bfb75, pinned by 324a1631…), the fourth (358f7dd9, pinned by
+ * be19bdb8…) and the fifth (0c487a8b, pinned by ec5553d8…) were retired into the tuned part on
+ * 2026-11-27, once their errors were known.
  */
-const HELD_OUT_SHA256 = 'ec5553d83e0a85d79c260f13dd62cc442aca77f8f1afe64eb410835cace64d0b';
+const HELD_OUT_SHA256 = '00c635f55fa091f40859df46848d4aa97f1c604d9809300ecfb6eed9e1c461f9';
 
 /**
- * Wrong identity or personal fields filled without asking in the held-out part, measured once when
- * the changes after its commit were done (2026-11-27: five; a team inbox's assigned agent's id and
- * phone, named `assignedUserId` and `assignedUserPhone`, as the person's, and a buyer's company
- * address, `company.address.city`, `.region` and `.zip`, as the person's). Never fixed by tuning
- * on it (that would make it one more tuned part); pinned so that a change either way is seen, and
- * the documented figure stays true.
+ * Wrong identity, money or personal fields filled without asking in the held-out part, measured
+ * once when the changes after its commit were done (2026-11-27: none). Never fixed by tuning on it
+ * (that would make it one more tuned part); pinned so that a change either way is seen, and the
+ * documented figure stays true.
  */
-const HELD_OUT_SILENT_WRONG = 5;
+const HELD_OUT_SILENT_WRONG = 0;
 
 const CATEGORIES = [
   'payments',
@@ -66,10 +65,10 @@ describe('the creator on its labelled corpus (issue #94)', () => {
 
   it('holds at least 60 vendors across the categories, at least 20 of them held out', () => {
     assert.ok(
-      vendors('tuned').size + vendors('held-out-5').size >= 60,
-      `${vendors('tuned').size} + ${vendors('held-out-5').size}`,
+      vendors('tuned').size + vendors('held-out-6').size >= 60,
+      `${vendors('tuned').size} + ${vendors('held-out-6').size}`,
     );
-    assert.ok(vendors('held-out-5').size >= 20, `${vendors('held-out-5').size} held out`);
+    assert.ok(vendors('held-out-6').size >= 20, `${vendors('held-out-6').size} held out`);
     const both = SPLITS.flatMap((a, i) =>
       SPLITS.slice(i + 1).flatMap((b) =>
         [...vendors(a)].filter((v) => vendors(b).has(v)).map((v) => `${v}: ${a}, ${b}`),
@@ -88,9 +87,9 @@ describe('the creator on its labelled corpus (issue #94)', () => {
 
   it('keeps the held-out part as it was committed', () => {
     assert.equal(
-      heldOutDigest(undefined, HELD_OUT_5),
+      heldOutDigest(undefined, HELD_OUT_6),
       HELD_OUT_SHA256,
-      'test/fixtures/creator-corpus/held-out-5 changed',
+      'test/fixtures/creator-corpus/held-out-6 changed',
     );
   });
 
@@ -120,7 +119,7 @@ describe('the creator on its labelled corpus (issue #94)', () => {
 
   it('fills as many wrong identity or money fields without asking in the held-out part as documented', () => {
     // Counted, never listed: what went wrong in the held-out part is not read while tuning.
-    assert.equal(report.silentWrong.filter((w) => w.split === 'held-out-5').length, HELD_OUT_SILENT_WRONG);
+    assert.equal(report.silentWrong.filter((w) => w.split === 'held-out-6').length, HELD_OUT_SILENT_WRONG);
   });
 
   it('shows only calibrated confidences: each level right at least that often, on at least 20 guesses', () => {

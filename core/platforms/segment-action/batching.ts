@@ -91,3 +91,24 @@ function contentOf(body: unknown): string | undefined {
   if (body === undefined) return undefined;
   return typeof body === 'string' ? body : JSON.stringify(body);
 }
+
+/**
+ * The audience an Engage event belongs to (`context.personas` without the member's own fields):
+ * actions-core reads a batch's audience settings from its first event, so events of two audiences,
+ * or an audience's event and an ordinary one, never share a batch.
+ */
+export function audienceOf(event: Record<string, unknown>): unknown {
+  const context = event['context'];
+  const personas =
+    context && typeof context === 'object' ? (context as Record<string, unknown>)['personas'] : undefined;
+  if (!personas || typeof personas !== 'object') return null;
+  const p = personas as Record<string, unknown>;
+  return [
+    p['computation_class'],
+    p['computation_id'],
+    p['computation_key'],
+    p['space_id'],
+    p['external_audience_id'],
+    p['audience_settings'],
+  ];
+}

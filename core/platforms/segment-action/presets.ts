@@ -10,7 +10,7 @@
  * what is checked and judged is what runs. Pure.
  */
 import type { SegmentActionSetting } from '../../../schemas/settings.ts';
-import { SPEC_EVENT_NAMES } from './segment-event.ts';
+import { segmentEventName } from './segment-event.ts';
 
 /**
  * The mapping key actions-core reads an action's sync mode from (catalog.ts `syncMode`), as
@@ -75,7 +75,7 @@ export function subscriptionOf(
     .map((name) => {
       const call = CALLS[name];
       if (call !== undefined) return `type = ${quoted(call)}`;
-      return `event = ${quoted(SPEC_EVENT_NAMES[name] ?? name)}`;
+      return `event = ${quoted(segmentEventName(name))}`;
     })
     .join(' or ');
 }

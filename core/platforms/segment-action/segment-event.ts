@@ -4,7 +4,8 @@
  * (page_view → page, user_identified → identify, user_grouped → group, user_aliased → alias,
  * anything else → track), the e-commerce spec's names for the catalogue events
  * (purchase → Order Completed …), `properties`, `traits`, `context` (ip, userAgent, locale, page,
- * campaign, traits, consent), `userId`, `anonymousId`, `messageId` = event_id and
+ * campaign, traits, consent, and Engage's `personas` from `event_data.personas`), `userId`,
+ * `anonymousId`, `messageId` = event_id and
  * `timestamp` = event_time; an `Order Completed` also carries `revenue` (orderRevenue). The
  * inverse of the Segment source's translator (examples/translators/segment-rudderstack.yaml), so
  * an event that came from Segment goes out as it came in. Pure.
@@ -31,6 +32,25 @@ export const SPEC_EVENT_NAMES: Readonly<Record<string, string>> = Object.freeze(
   lead: 'Lead Generated',
 });
 
+/**
+ * Engage's audience track calls under our event names, as an audience sync publishes them
+ * (core/syncs/audience-events.ts): an audience destination's actions take them by their own
+ * default subscriptions (`event = "Audience Entered"`).
+ */
+export const AUDIENCE_EVENT_NAMES: Readonly<Record<string, string>> = Object.freeze({
+  audience_entered: 'Audience Entered',
+  audience_exited: 'Audience Exited',
+});
+
+/**
+ * The Segment event name of a track call of ours: the spec's name of a catalogue event, Engage's
+ * `Audience Entered` / `Audience Exited` for an audience sync's events
+ * (core/syncs/audience-events.ts), else our own name.
+ */
+export function segmentEventName(eventName: string): string {
+  return SPEC_EVENT_NAMES[eventName] ?? AUDIENCE_EVENT_NAMES[eventName] ?? eventName;
+}
+
 /** Calls that are not `track`, by our event name. */
 export const CALL_TYPES: Readonly<Record<string, SegmentEvent['type']>> = Object.freeze({
   page_view: 'page',
@@ -49,7 +69,16 @@ const PROPERTY_NAMES: Readonly<Record<string, string>> = Object.freeze({
 });
 
 /** Fields of event_data that are not properties (they have their own place in the Segment event). */
-const NOT_PROPERTIES = new Set(['properties', 'traits', 'items', 'group_id', 'previous_id', 'page_name']);
+const NOT_PROPERTIES = new Set([
+  'properties',
+  'traits',
+  'items',
+  'group_id',
+  'previous_id',
+  'page_name',
+  'personas',
+  'audience_destinations',
+]);
 
 /**
  * What a destination's documentation says to send as the IP when there is none, so the platform
@@ -86,7 +115,7 @@ export function segmentEventOf(event: StoredEvent, noIp?: string): SegmentEvent 
   if (event.anonymous_id !== undefined) out['anonymousId'] = event.anonymous_id;
   switch (type) {
     case 'track': {
-      out['event'] = SPEC_EVENT_NAMES[event.event_name] ?? event.event_name;
+      out['event'] = segmentEventName(event.event_name);
       const props = properties(data);
       const revenue = event.event_name === 'purchase' ? orderRevenue(data) : undefined;
       if (revenue !== undefined && props['revenue'] === undefined) props['revenue'] = revenue;
@@ -226,6 +255,9 @@ function context(event: StoredEvent, traits: Record<string, unknown>): Record<st
   if (consent) out['consent'] = consent;
   const groupId = text(event.event_data['group_id']);
   if (groupId !== undefined) out['groupId'] = groupId;
+  // Engage's audience computation (an audience sync's events: core/syncs/audience-events.ts).
+  const personas = record(event.event_data['personas']);
+  if (Object.keys(personas).length > 0) out['personas'] = personas;
   return out;
 }
 

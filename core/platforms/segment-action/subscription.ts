@@ -13,7 +13,7 @@ import type { StoredEvent } from '../../event.ts';
 import table from './default-subscriptions.json' with { type: 'json' };
 import { compileFql, type Fql, type SegmentCall } from './fql.ts';
 import { type ActionPreset, actionSteps } from './presets.ts';
-import { CALL_TYPES, SPEC_EVENT_NAMES, segmentEventOf } from './segment-event.ts';
+import { AUDIENCE_EVENT_NAMES, CALL_TYPES, segmentEventName, segmentEventOf } from './segment-event.ts';
 
 /** One destination's row of the table: each action's default subscription (null: none), and its presets' subscriptions. */
 export interface DestinationSubscriptions {
@@ -51,7 +51,7 @@ const MAX_VERDICTS = 4096;
 /** The Segment call an event of ours becomes (segment-event.ts): its type, and a track call's event name. */
 export function segmentCallOf(eventName: string): SegmentCall {
   const type = CALL_TYPES[eventName] ?? 'track';
-  return { type, event: type === 'track' ? (SPEC_EVENT_NAMES[eventName] ?? eventName) : undefined };
+  return { type, event: type === 'track' ? segmentEventName(eventName) : undefined };
 }
 
 /**
@@ -95,12 +95,19 @@ export function segmentActionTakes(
 
 /**
  * Whether a custom event has a mapping at the destination: it becomes an identify, group or alias
- * call (`user_identified`…: segment-event.ts writes those), or an action's own `when` names it
- * (`when: [quote_requested]`, or `event = "quote_requested"` in FQL) — the destination's allow list.
+ * call (`user_identified`…: segment-event.ts writes those), it is one of Engage's audience calls an
+ * audience sync publishes (`audience_entered` → `Audience Entered`, which audience actions take by
+ * their own default), or an action's own `when` names it (`when: [quote_requested]`, or
+ * `event = "quote_requested"` in FQL) — the destination's allow list. Whether an action takes it
+ * is still segmentActionTakes's.
  */
 export function segmentActionMaps(destination: Readonly<Destination>, eventName: string): boolean {
   const event = segmentCallOf(eventName).event;
-  return event === undefined || compiledOf(destination).named.has(event);
+  return (
+    event === undefined ||
+    Object.hasOwn(AUDIENCE_EVENT_NAMES, eventName) ||
+    compiledOf(destination).named.has(event)
+  );
 }
 
 /** The destination's runs compiled, once per destination value; name-only runs first (cheapest, kept). */

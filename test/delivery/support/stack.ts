@@ -19,6 +19,7 @@ import { checkSettings, formatErrors } from '../../../core/settings.ts';
 import { type BigQueryEmulator, startBigQueryEmulator } from '../../../emulators/bigquery/server.ts';
 import { type PubSubEmulator, startPubSubEmulator } from '../../../emulators/pubsub/server.ts';
 import { type StorageEmulator, startStorageEmulator } from '../../../emulators/storage/server.ts';
+import { localBundles } from '../../../local/bundles.ts';
 import { freePort } from '../../../local/ports.ts';
 import { emulatorBigQuery, emulatorPubSub, provision } from '../../../local/provision.ts';
 import { type Receiver, type ReceiverOptions, startReceiver } from '../../../local/receiver/server.ts';
@@ -187,6 +188,8 @@ export async function startStack(
       settings,
       project: settings.project,
       node: process.execPath,
+      // The functions run from their bundles, as `eventbus start` runs them (local/bundles.ts).
+      bundles: await localBundles(REPO_ROOT, ['store', 'forward'], () => {}),
       egressAllow: standIns,
     };
     writeSettingsFile(ctx);

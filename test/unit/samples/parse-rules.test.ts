@@ -127,6 +127,15 @@ describe('a sample, rule by rule', () => {
     assert.equal(parseSample('a;b\n1;2\n', { format: 'tsv' }).delimiter, '\t');
   });
 
+  it('finds the delimiter with the given quote character when the format is detected too', () => {
+    // The same text, no format given: the detection must quote with ' as asked, not with ".
+    const text = "a,b;c\n'x;y;z',1;2\n";
+    const read = parseSample(text, { quoteChar: "'" });
+    assert.equal(read.format, 'csv');
+    assert.equal(read.delimiter, ';');
+    assert.equal(parseSample(text).delimiter, ',');
+  });
+
   it('decodes UTF-16 big-endian with its mark, and windows-1252 when UTF-8 fails', () => {
     assert.deepEqual(decodeSample(new Uint8Array([0xfe, 0xff, 0x00, 0x41, 0x00, 0xe4])), {
       text: 'Aä',

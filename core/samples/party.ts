@@ -1,0 +1,274 @@
+/**
+ * Whose a field is, read as a party (docs/creator-inference.md#parties, issue #94): a person's
+ * detail (an id, an e-mail, a phone, a name, an address) belongs to the nearest party its path
+ * names, the column's own name included. `assignedUserId` is the assigned user's (an agent, the
+ * business's), `company.address.city` the company's (the address says what the detail is, not
+ * whose), `merchant_customer_id` the customer's (the last party word of a name is its head). A
+ * business party's details are never filled as the person's; a detail that names no party, in
+ * an object where a business party keeps details of its own, is asked about, unless the payload
+ * says it is about a person (`event_type: person.created`). Pure.
+ */
+import { nameWords } from './names.ts';
+import type { Question, QuestionColumn } from './questions.ts';
+import { type Direction, type RoleReading, roleOf, WRAPPERS } from './roles.ts';
+import type { InferredField } from './sample.ts';
+
+export type Party = 'person' | 'business';
+
+/** A party found on a column's path: which, the word that says so, and where it stands. */
+export interface PartyReading {
+  readonly party: Party;
+  readonly word: string;
+  /** The path segment holding the word: the column's own name, or an object above it. */
+  readonly segment: string;
+  readonly own: boolean;
+}
+
+/** Words that name the business's side: whoever sells, is paid, hosts, owns, or serves the person. */
+const BUSINESS_PARTY = new Set([
+  'company',
+  'organization',
+  'organisation',
+  'org',
+  'account',
+  'business',
+  'merchant',
+  'seller',
+  'vendor',
+  'shop',
+  'store',
+  'host',
+  'organizer',
+  'organiser',
+  'owner',
+  'agent',
+  'assignee',
+  'operator',
+  'staff',
+  'admin',
+  'employee',
+  'tenant',
+  'workspace',
+  'team',
+  'payee',
+  'receiver',
+  'brand',
+  'partner',
+  'affiliate',
+  'salesperson',
+  'creator',
+]);
+
+/** Words that name the person an event is about. */
+const PERSON_PARTY = new Set([
+  'customer',
+  'buyer',
+  'person',
+  'contact',
+  'recipient',
+  'attendee',
+  'invitee',
+  'subscriber',
+  'user',
+  'member',
+  'client',
+  'lead',
+  'payer',
+  'visitor',
+  'guest',
+  'participant',
+  'respondent',
+  'patron',
+  'student',
+  'signer',
+  'donor',
+  'shopper',
+  'applicant',
+  'learner',
+]);
+
+/**
+ * Words that make whoever a name names the one acting for the business: an `assigned` user, a
+ * user `responsible` for a record, the one a record was `created by`.
+ */
+const ACTING = new Set(['assigned', 'responsible', 'handling', 'handled', 'managed', 'managing']);
+const BY_STEP = new Set(['created', 'updated', 'modified', 'closed', 'deleted', 'edited']);
+
+/**
+ * Words that say what a detail is, not whose: stripped from the end of a name before its head is
+ * read (`merchant_customer_id` is a customer's id; `admin_graphql_api_id` names no party).
+ */
+const DETAIL_WORDS = new Set([
+  'id',
+  'ids',
+  'uuid',
+  'guid',
+  'key',
+  'code',
+  'no',
+  'number',
+  'num',
+  'email',
+  'mail',
+  'address',
+  'addresses',
+  'phone',
+  'mobile',
+  'tel',
+  'name',
+  'first',
+  'last',
+  'full',
+  'given',
+  'family',
+  'display',
+  'details',
+  'detail',
+  'info',
+  'profile',
+  'city',
+  'region',
+  'state',
+  'zip',
+  'postal',
+  'country',
+  'ip',
+]);
+
+/**
+ * The party one path segment names, or undefined: an acting word anywhere (`assignedUserId`),
+ * else its head, the last word once detail words are taken off its end (`merchant_customer_id`
+ * the customer's, `ownerEmail` the owner's), when that head is a party.
+ */
+function segmentParty(segment: string): { party: Party; word: string } | undefined {
+  // A `user_agent` is a browser's name, not a party.
+  const all = nameWords(segment);
+  const words = all.filter(
+    (w, i) => !(w === 'agent' && all[i - 1] === 'user') && !(w === 'user' && all[i + 1] === 'agent'),
+  );
+  const acting = words.find((w, i) => ACTING.has(w) || (BY_STEP.has(w) && words[i + 1] === 'by'));
+  if (acting) return { party: 'business', word: acting };
+  let end = words.length - 1;
+  while (end > 0 && DETAIL_WORDS.has(words[end] as string)) end--;
+  const head = words[end];
+  if (head !== undefined && PERSON_PARTY.has(head)) return { party: 'person', word: head };
+  if (head !== undefined && BUSINESS_PARTY.has(head)) return { party: 'business', word: head };
+  return undefined;
+}
+
+/**
+ * The nearest party a column's path names, or undefined: the column's own name first (a party
+ * word in `assignedUserPhone` or `merchantName` counts like a parent object), then each object
+ * above it; envelopes, detail objects (`address`, `billing`) and other things (`order`,
+ * `settings`) name none and are passed over.
+ */
+export function partyOf(column: string): PartyReading | undefined {
+  const parts = column.split('.');
+  for (let i = parts.length - 1; i >= 0; i--) {
+    const segment = parts[i] as string;
+    const found = segmentParty(segment);
+    if (found) return { ...found, segment, own: i === parts.length - 1 };
+  }
+  return undefined;
+}
+
+/** The party reading in the words the page shows. */
+function partyWhy(p: PartyReading): string {
+  const where = p.own ? `"${p.word}" in its name` : `inside ${p.segment}`;
+  return p.party === 'business'
+    ? `${where}: the business's party, not the person's`
+    : `${where}: the person's`;
+}
+
+/**
+ * A column's role with its party read first: a column whose nearest party is the business's is
+ * the business's, whatever object holds it (roles.ts reads only the innermost object, and takes
+ * an `address` for the person's); otherwise roles.ts decides.
+ */
+export function partyRole(
+  column: string,
+  typeOf: (objectPath: string) => unknown,
+  direction?: Direction,
+): RoleReading {
+  const p = partyOf(column);
+  if (p?.party === 'business') return { role: 'business', why: partyWhy(p) };
+  return roleOf(column, typeOf, direction);
+}
+
+/** Why a column is a business party's and never the person's, or undefined. */
+export function businessParty(column: string): string | undefined {
+  const p = partyOf(column);
+  return p?.party === 'business' ? partyWhy(p) : undefined;
+}
+
+/** Names of the columns that say what a payload is about: `event_type: person.created`. */
+const KIND_COLUMNS = new Set([
+  'type',
+  'event',
+  'eventtype',
+  'topic',
+  'action',
+  'kind',
+  'object',
+  'objecttype',
+]);
+
+/**
+ * Whether the payload says it is about a person: a kind column at its top (or under envelopes)
+ * whose every value names a person's object (`person.created`, `subscriber.added`).
+ */
+export function aboutAPerson(fields: readonly InferredField[]): boolean {
+  return fields.some((f) => {
+    const parts = f.name.split('.');
+    const above = parts.slice(0, -1).every((p) => WRAPPERS.has(nameWords(p).join('')));
+    if (!above || !KIND_COLUMNS.has(nameWords(parts[parts.length - 1] ?? '').join(''))) return false;
+    const values = f.examples.filter((v): v is string => typeof v === 'string');
+    return values.length > 0 && values.every((v) => nameWords(v).some((w) => PERSON_PARTY.has(w)));
+  });
+}
+
+/** Targets that are a person's detail the page fills: identity, name and address. */
+const PERSON_TARGETS =
+  /^(user_id|user\.(external_id|email|phone|first_name|last_name|city|region|postal_code|country))$/;
+
+/** The object a column sits in: its path without the leaf (`` for the payload's top). */
+const objectOf = (column: string) => column.slice(0, Math.max(0, column.lastIndexOf('.')));
+
+/**
+ * The questions a detail with no party asks (the guess preselected, as every question): a column
+ * taken as the person's detail whose path names no party, in an object (or the payload) where
+ * another column is a business party's detail, the payload not saying it is about a person.
+ * Two parties hold details there, and nothing says which this one is.
+ */
+export function unclaimedDetailQuestions(
+  columns: readonly QuestionColumn[],
+  asked: ReadonlySet<string>,
+): Question[] {
+  if (aboutAPerson(columns.map((c) => c.field))) return [];
+  const out: Question[] = [];
+  for (const c of columns) {
+    const column = c.field.name;
+    if (asked.has(column) || !PERSON_TARGETS.test(c.target) || partyOf(column) !== undefined) continue;
+    const scope = objectOf(column);
+    const rival = columns.find(
+      (r) =>
+        r !== c &&
+        r.field.distinct > 0 &&
+        (scope === '' || r.field.name.startsWith(`${scope}.`)) &&
+        PERSON_TARGETS.test(r.alone) &&
+        businessParty(r.field.name) !== undefined,
+    );
+    if (!rival) continue;
+    out.push({
+      target: c.target,
+      ask: `Is ${column} the person's? Its name and place name no party, and ${rival.field.name} beside it is the business's.`,
+      options: [
+        {
+          column,
+          why: `names no party, beside ${rival.field.name} (${businessParty(rival.field.name)})`,
+        },
+      ],
+    });
+  }
+  return out;
+}
