@@ -14,96 +14,26 @@ import {
 import type { RoleReading } from '../../../core/samples/roles.ts';
 import type { InferredField } from '../../../core/samples/sample.ts';
 
-const field = (
-  name: string,
-  examples: unknown[] = ['x'],
-  extra: Partial<InferredField> = {},
-): InferredField => ({
-  name,
-  type: 'string',
-  examples,
-  distinct: examples.length,
-  nullable: false,
-  ...extra,
-});
+/** A text column with these values (`extra` overrides any part). */
+function field(name: string, examples: unknown[] = ['x'], extra: Partial<InferredField> = {}): InferredField {
+  return { name, type: 'string', examples, distinct: examples.length, nullable: false, ...extra };
+}
 const top: RoleReading = { role: 'person', why: '' };
 const inPerson: RoleReading = { role: 'person', why: "inside customer: the person's" };
 const other: RoleReading = { role: 'other', why: "inside repository, not a person's object" };
 
 describe('creator: whose a leaf’s words say it is, word by word', () => {
   it('names the person by each of the person’s words', () => {
-    for (const w of [
-      'customer',
-      'user',
-      'member',
-      'buyer',
-      'payer',
-      'contact',
-      'subscriber',
-      'client',
-      'patron',
-      'attendee',
-      'invitee',
-      'participant',
-      'visitor',
-      'lead',
-      'respondent',
-      'guest',
-      'student',
-      'donor',
-      'applicant',
-      'recipient',
-      'shopper',
-      'person',
-      'signer',
-      'learner',
-    ])
+    for (const w of 'customer user member buyer payer contact subscriber client patron attendee invitee participant visitor lead respondent guest student donor applicant recipient shopper person signer learner'.split(
+      ' ',
+    ))
       assert.deepEqual(leafSide(`data.${w}_id`), { side: 'person', word: w }, w);
   });
 
   it('names the business by each of the business’s words', () => {
-    for (const w of [
-      'account',
-      'merchant',
-      'shop',
-      'store',
-      'organizer',
-      'organiser',
-      'host',
-      'owner',
-      'tenant',
-      'company',
-      'organization',
-      'organisation',
-      'org',
-      'workspace',
-      'site',
-      'app',
-      'portal',
-      'seller',
-      'vendor',
-      'payee',
-      'receiver',
-      'agent',
-      'admin',
-      'staff',
-      'employee',
-      'webhook',
-      'location',
-      'team',
-      'business',
-      'brand',
-      'partner',
-      'affiliate',
-      'instance',
-      'project',
-      'domain',
-      'campaign',
-      'stats',
-      'subscription',
-      'messaging',
-      'calendar',
-    ])
+    for (const w of 'account merchant shop store organizer organiser host owner tenant company organization organisation org workspace site app portal seller vendor payee receiver agent admin staff employee webhook location team business brand partner affiliate instance project domain campaign stats subscription messaging calendar'.split(
+      ' ',
+    ))
       assert.deepEqual(leafSide(`${w}_id`), { side: 'business', word: w }, w);
   });
 
