@@ -19,8 +19,14 @@ const MILLIS = [1e12, 4102444800000] as const;
 /** Words of a name that says when: under one, epoch seconds are a time too. */
 const WHEN_WORDS = /^(time|date|at|ts|stamp|timestamp|epoch|changed|created|updated|modified|when)$/;
 
-const within = (v: unknown, [low, high]: readonly [number, number]) =>
-  typeof v === 'number' && Number.isInteger(v) && v >= low && v <= high;
+/** A whole number as a JSON sender writes it, or as a CSV cell or form field does (`"1751328000000"`). */
+const wholeNumber = (v: unknown): number | undefined =>
+  typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v.trim()) ? Number(v) : undefined;
+
+const within = (v: unknown, [low, high]: readonly [number, number]) => {
+  const n = wholeNumber(v);
+  return n !== undefined && Number.isInteger(n) && n >= low && n <= high;
+};
 
 /**
  * Why a number named like an amount is a time, or undefined: every value is an instant in epoch

@@ -1,0 +1,308 @@
+/**
+ * The rules of core/samples/evidence.ts one by one (docs/testing.md, its mutation run): each word
+ * that names the person's or the business's side in a leaf, the person's own object's id, what an
+ * e-mail, a phone and a person's id need beyond their names, and each word and value that makes a
+ * column personal data.
+ */
+import assert from 'node:assert/strict';
+import {
+  identityEvidence,
+  leafSide,
+  personalDetail,
+  personObjectId,
+} from '../../../core/samples/evidence.ts';
+import type { RoleReading } from '../../../core/samples/roles.ts';
+import type { InferredField } from '../../../core/samples/sample.ts';
+
+/** A text column with these values (`extra` overrides any part). */
+function field(name: string, examples: unknown[] = ['x'], extra: Partial<InferredField> = {}): InferredField {
+  return { name, type: 'string', examples, distinct: examples.length, nullable: false, ...extra };
+}
+const top: RoleReading = { role: 'person', why: '' };
+const inPerson: RoleReading = { role: 'person', why: "inside customer: the person's" };
+const other: RoleReading = { role: 'other', why: "inside repository, not a person's object" };
+
+describe('creator: whose a leaf’s words say it is, word by word', () => {
+  it('names the person by each of the person’s words', () => {
+    for (const w of 'customer user member buyer payer contact subscriber client patron attendee invitee participant visitor lead respondent guest student donor applicant recipient shopper person signer learner'.split(
+      ' ',
+    ))
+      assert.deepEqual(leafSide(`data.${w}_id`), { side: 'person', word: w }, w);
+  });
+
+  it('names the business by each of the business’s words', () => {
+    for (const w of 'account merchant shop store organizer organiser host owner tenant company organization organisation org workspace site app portal seller vendor payee receiver agent admin staff employee webhook location team business brand partner affiliate instance project domain campaign stats subscription messaging calendar'.split(
+      ' ',
+    ))
+      assert.deepEqual(leafSide(`${w}_id`), { side: 'business', word: w }, w);
+  });
+
+  it('reads the leaf only, the first person’s word, and else the first business word', () => {
+    assert.equal(leafSide('customer.id'), undefined);
+    assert.deepEqual(leafSide('user_customer_id'), { side: 'person', word: 'user' });
+    assert.deepEqual(leafSide('shop_app_id'), { side: 'business', word: 'shop' });
+  });
+});
+
+describe('creator: the id of the person’s own object', () => {
+  const ids = (...names: string[]) => names.map((n) => field(n, ['c_1']));
+
+  it('takes the shallowest id or uuid whose object is named as a person', () => {
+    assert.equal(
+      personObjectId(ids('order.customer.id', 'customer.uuid'), () => inPerson),
+      'customer.uuid',
+    );
+    assert.equal(
+      personObjectId(ids('data.order.member.id', 'data.customer.id'), () => inPerson),
+      'data.customer.id',
+    );
+  });
+
+  it('takes no other leaf, no object of another name, no top-level id, and no id its place refuses', () => {
+    assert.equal(
+      personObjectId(ids('customer.key', 'customer.id_hash', 'customer.user_id'), () => inPerson),
+      undefined,
+    );
+    assert.equal(
+      personObjectId(ids('address.id', 'customer_profile.id', 'id'), () => inPerson),
+      undefined,
+    );
+    assert.equal(
+      personObjectId(ids('customer.id'), () => top),
+      undefined,
+    );
+    assert.equal(
+      personObjectId([field('customer.id', ['ada@example.com'], { format: 'email' })], () => inPerson),
+      undefined,
+    );
+  });
+});
+
+describe('creator: an e-mail and a phone need their values, rule by rule', () => {
+  it('takes an e-mail only from e-mail addresses, showing the first value', () => {
+    assert.equal(
+      identityEvidence('user.email', field('email', ['a@b.co'], { format: 'email' }), top),
+      undefined,
+    );
+    assert.equal(
+      identityEvidence('user.email', field('email', ['not an address at all, but a longer text']), top),
+      'its values ("not an address at all, but a ) are not e-mail addresses',
+    );
+    assert.equal(
+      identityEvidence('user.email', field('email', [], {}), top),
+      'its values (undefined) are not e-mail addresses',
+    );
+  });
+
+  it('takes a phone named as one by each word, or written with a country code', () => {
+    for (const name of [
+      'phone',
+      'phone_number',
+      'phonenumber',
+      'mobile',
+      'tel',
+      'telephone',
+      'cell',
+      'cellphone',
+      'msisdn',
+      'home_tel',
+    ])
+      assert.equal(
+        identityEvidence('user.phone', field(name, ['5551234567'], { format: 'phone' }), top),
+        undefined,
+        name,
+      );
+    assert.equal(
+      identityEvidence(
+        'user.phone',
+        field('contact', ['+15551234567', ' +4930123456'], { format: 'phone' }),
+        top,
+      ),
+      undefined,
+    );
+    assert.equal(
+      identityEvidence(
+        'user.phone',
+        field('contact', ['+15551234567', '5551234567'], { format: 'phone' }),
+        top,
+      ),
+      'nothing in its name says phone, and its values ("+15551234567") have no country code',
+    );
+  });
+
+  it('takes a phone from integers of 7 to 15 digits, and from nothing else', () => {
+    const ints = (examples: number[]) => field('phone', examples, { type: 'integer' });
+    assert.equal(identityEvidence('user.phone', ints([1234567, 123456789012345]), top), undefined);
+    assert.equal(
+      identityEvidence('user.phone', ints([123456]), top),
+      'its values (123456) do not read as phone numbers',
+    );
+    assert.equal(
+      identityEvidence('user.phone', ints([1234567890123456]), top),
+      'its values (1234567890123456) do not read as phone numbers',
+    );
+    assert.equal(
+      identityEvidence('user.phone', field('phone', ['1234567']), top),
+      'its values ("1234567") do not read as phone numbers',
+    );
+  });
+});
+
+describe('creator: a person’s id needs its shape and whose it is, rule by rule', () => {
+  const id = (name: string, examples: unknown[], extra: Partial<InferredField> = {}, r: RoleReading = top) =>
+    identityEvidence('user_id', field(name, examples, extra), r);
+
+  it('takes an id named as the person’s, of text or integers shaped as ids', () => {
+    assert.equal(id('customer_id', ['cus_9s6XK', 'a-1:b.2$']), undefined);
+    assert.equal(id('customer_id', [1234], { type: 'integer' }), undefined);
+    assert.equal(id('customer_id', ['0b7e2c3a-1f4e-4c6b-9a57-3d2f1e0c9b8a'], { format: 'uuid' }), undefined);
+    assert.equal(
+      identityEvidence('user.external_id', field('customer_id', ['c_1']), top),
+      undefined,
+      'the external id the same',
+    );
+  });
+
+  it('refuses values of a format, a type or a shape that is no id’s', () => {
+    assert.equal(id('customer_id', ['a@b.co'], { format: 'email' }), 'its values are emails, not ids');
+    assert.equal(id('customer_id', [true], { type: 'boolean' }), 'its values are boolean, not ids');
+    assert.equal(id('customer_id', [12.5], { type: 'number' }), 'its values are number, not ids');
+    assert.equal(id('customer_id', [12.5], { type: 'integer' }), 'its values (12.5) are not shaped as ids');
+    assert.equal(id('customer_id', ['abc']), 'its values ("abc") are not shaped as ids');
+    assert.equal(id('customer_id', ['c 1']), 'its values ("c 1") are not shaped as ids');
+    assert.equal(id('customer_id', ['c_1', 'c/1']), 'its values ("c_1") are not shaped as ids');
+    assert.equal(id('customer_id', ['#c1']), 'its values ("#c1") are not shaped as ids');
+  });
+
+  it('takes a bare id leaf only inside the person’s own object', () => {
+    for (const leaf of ['id', 'uuid', 'guid', 'key', 'code', 'number', 'no'])
+      assert.equal(id(`customer.${leaf}`, ['c_1'], {}, inPerson), undefined, leaf);
+    const none = 'an id, but nothing in its name or place says it is the person’s';
+    assert.equal(id('id', ['c_1'], {}, top), none);
+    assert.equal(id('repository.id', ['c_1'], {}, other), none);
+    assert.equal(id('customer.ref', ['c_1'], {}, inPerson), none);
+    assert.equal(id('customer.order_id', ['c_1'], {}, inPerson), none);
+    assert.equal(id('customer.id_hash', ['c_1'], {}, inPerson), none);
+  });
+
+  it('asks nothing of a target that is no identity', () => {
+    assert.equal(identityEvidence('user.country', field('x', [true], { type: 'boolean' }), other), undefined);
+  });
+});
+
+describe('creator: personal data wherever it sits, rule by rule', () => {
+  const personal = (
+    name: string,
+    r: RoleReading = other,
+    examples: unknown[] = ['x'],
+    extra: Partial<InferredField> = {},
+  ) => personalDetail(field(name, examples, extra), r);
+
+  it('takes each word of a person’s detail as the leaf, its last word or its last two', () => {
+    for (const name of [
+      'email',
+      'mail',
+      'phone',
+      'phonenumber',
+      'mobile',
+      'telephone',
+      'firstname',
+      'lastname',
+      'fname',
+      'lname',
+      'fullname',
+      'givenname',
+      'familyname',
+      'surname',
+      'nickname',
+      'realname',
+      'address',
+      'address1',
+      'address2',
+      'street',
+      'line1',
+      'line2',
+      'city',
+      'zip',
+      'zipcode',
+      'postcode',
+      'postalcode',
+      'ip',
+      'ipaddress',
+      'birthdate',
+      'dob',
+    ])
+      assert.ok(personal(name, top), name);
+    for (const name of [
+      'work_email',
+      'billing_address_line_1',
+      'billing_postal_code',
+      'postal_code',
+      'ip_address',
+      'ip_v4',
+      'first_name',
+    ])
+      assert.ok(personal(name, top), name);
+    for (const name of ['email_count', 'template', 'zip_file_size', 'vip'])
+      assert.ok(!personal(name, top), name);
+  });
+
+  it('takes a name after each word that makes it a person’s', () => {
+    for (const w of [
+      'first',
+      'last',
+      'full',
+      'given',
+      'family',
+      'user',
+      'real',
+      'nick',
+      'display',
+      'visitor',
+      'customer',
+      'contact',
+      'to',
+      'from',
+      'sender',
+      'chat',
+    ])
+      assert.ok(personal(`${w}_name`, top), w);
+    assert.ok(!personal('product_name', top));
+    assert.ok(!personal('name_first_word', top));
+  });
+
+  it('keeps a detail inside another thing’s object only when its own name is the person’s', () => {
+    assert.ok(!personal('repository.city', other));
+    assert.ok(personal('repository.customer_city', other));
+    assert.ok(personal('merchant.city', { role: 'business', why: 'inside merchant' }));
+  });
+
+  it('takes a bare name only inside the person’s own object', () => {
+    assert.ok(personal('customer.name', inPerson));
+    assert.ok(!personal('name', top));
+    assert.ok(!personal('repository.name', other));
+    assert.ok(!personal('customer.title', inPerson));
+  });
+
+  it('takes an e-mail or a phone by its values, never a flag or an empty column', () => {
+    assert.ok(personal('primary', other, ['a@b.co'], { format: 'email' }));
+    assert.ok(personal('primary', other, ['+15551234567'], { format: 'phone' }));
+    assert.ok(!personal('email', top, [], { distinct: 0 }));
+    assert.ok(!personal('verified_email', top, [true], { type: 'boolean' }));
+  });
+
+  it('takes a list or object kept whole that holds an e-mail or an international phone', () => {
+    const json = (v: unknown) => personal('to', other, [v], { type: 'json' });
+    assert.ok(json([{ phone_number: '+15551234567' }]));
+    assert.ok(json({ address: 'Ada.Lovelace+w@mail-host.example.org' }));
+    assert.ok(!json([{ phone_number: '15551234567' }]));
+    assert.ok(!json([{ phone_number: '+155512' }]));
+    assert.ok(!json({ at: 'a@b' }));
+    assert.ok(!json({ at: 'a@b.c1' }));
+    assert.ok(json({ e: 'a@b.co' }));
+    assert.ok(
+      personal('to', other, [{ n: 1 }, { e: 'a@b.co' }], { type: 'json' }),
+      'one value holding one is enough',
+    );
+  });
+});

@@ -1,0 +1,207 @@
+/**
+ * The rules of core/samples/two-evidence.ts one by one (docs/testing.md, its mutation run): which
+ * numbers are instants and not amounts (the ranges' ends, whole numbers, digits written as text,
+ * the name's words of when), each actor a person's detail is never taken from, each word a
+ * country's name has, and which columns thin evidence asks about.
+ */
+import assert from 'node:assert/strict';
+import { guessChoices, inferFields, parseSample } from '../../../core/samples/index.ts';
+import type { QuestionColumn } from '../../../core/samples/questions.ts';
+import type { InferredField } from '../../../core/samples/sample.ts';
+import {
+  actorAbove,
+  countryEvidence,
+  thinEvidenceQuestions,
+  timeShapedAmount,
+} from '../../../core/samples/two-evidence.ts';
+
+const field = (name: string, examples: unknown[], extra: Partial<InferredField> = {}): InferredField => ({
+  name,
+  type: 'integer',
+  examples,
+  distinct: examples.length,
+  nullable: false,
+  ...extra,
+});
+
+describe('creator: an amount is not a time, rule by rule', () => {
+  it('reads digits written as text (a CSV cell) as the number they are', () => {
+    const sample = parseSample(
+      'id,changed_value,currency\nsub_1,1751328000000,USD\nsub_2,1751328100000,USD\n',
+    );
+    const g = guessChoices(inferFields(sample), sample.rows);
+    assert.equal(g.value, undefined);
+    assert.match(
+      g.columns.find((c) => c.column === 'changed_value')?.why ?? '',
+      /epoch milliseconds, not an amount/,
+    );
+    assert.match(
+      timeShapedAmount(field('total', ['1751328000000', ' 1751328000001 '])) ?? '',
+      /milliseconds/,
+    );
+    assert.equal(timeShapedAmount(field('total', ['1751328000000', '17.5e11'])), undefined);
+  });
+});
+
+describe('creator: an instant’s range and name, rule by rule', () => {
+  const ms = (name: string, v: number[], extra: Partial<InferredField> = {}) =>
+    timeShapedAmount(field(name, v, extra));
+
+  it('takes epoch milliseconds from 2001-09-09 to 2099-12-31, both ends included', () => {
+    assert.match(ms('total', [1e12]) ?? '', /milliseconds/);
+    assert.match(ms('total', [4102444800000]) ?? '', /milliseconds/);
+    assert.equal(ms('total', [1e12 - 1]), undefined);
+    assert.equal(ms('total', [4102444800001]), undefined);
+  });
+
+  it('takes epoch seconds in the same range only under a name that says when', () => {
+    assert.match(ms('changed_amount', [1e9]) ?? '', /epoch seconds/);
+    assert.match(ms('changed_amount', [4102444800]) ?? '', /epoch seconds/);
+    assert.equal(ms('changed_amount', [1e9 - 1]), undefined);
+    assert.equal(ms('changed_amount', [4102444801]), undefined);
+    assert.equal(ms('changed_amount', [1700000000, 2500]), undefined, 'every value, not some');
+  });
+
+  it('reads each word of when whole, and only in the column’s own name', () => {
+    for (const name of [
+      'total_time',
+      'total_date',
+      'total_at',
+      'total_ts',
+      'total_stamp',
+      'total_timestamp',
+      'total_epoch',
+      'changed_total',
+      'created_total',
+      'updated_total',
+      'modified_total',
+      'when_total',
+    ])
+      assert.match(ms(name, [1700000000]) ?? '', /epoch seconds/, name);
+    for (const name of ['flat_total', 'total_attempts', 'updated.total', 'order.total'])
+      assert.equal(ms(name, [1700000000]), undefined, name);
+  });
+
+  it('takes only whole numbers, in a column of integers with values', () => {
+    assert.equal(ms('total', [1751328000000.5]), undefined);
+    assert.equal(ms('total', [1751328000000], { type: 'number' }), undefined);
+    assert.equal(ms('total', []), undefined);
+  });
+});
+
+describe('creator: a person’s detail is never an actor’s, rule by rule', () => {
+  it('names each object that is the business’s or who acted for it', () => {
+    for (const actor of [
+      'owner',
+      'agent',
+      'assignee',
+      'assignedTo',
+      'account',
+      'merchant',
+      'organizer',
+      'organiser',
+      'host',
+      'seller',
+      'payee',
+      'staff',
+      'admin',
+      'employee',
+      'operator',
+      'salesperson',
+      'created_by',
+      'updatedBy',
+      'modified_by',
+      'closed_by',
+      'deleted_by',
+      'creator',
+    ])
+      assert.equal(
+        actorAbove(`ticket.${actor}.email`),
+        `inside ${actor}: the business's side, or who acted for it, not the person's`,
+      );
+  });
+
+  it('reads only the objects above a column, not its own name', () => {
+    assert.equal(actorAbove('ticket.owner'), undefined);
+    assert.equal(actorAbove('merchant'), undefined);
+  });
+});
+
+describe('creator: a country’s name and codes, rule by rule', () => {
+  const country = (name: string) =>
+    countryEvidence(field(name, ['DE'], { type: 'string', format: 'country' }));
+
+  it('takes each word a country’s name has, in any word of the leaf', () => {
+    for (const name of [
+      'country',
+      'countrycode',
+      'country_code',
+      'billing_country',
+      'land',
+      'pays',
+      'pais',
+      'paese',
+      'nazione',
+      'staat',
+    ])
+      assert.equal(country(name), undefined, name);
+  });
+
+  it('reads only the column’s own name, and says which kind of evidence is missing', () => {
+    assert.equal(
+      country('shipping_country.flagged_by'),
+      'its values are two-letter codes a country could have, but nothing in its name says country',
+    );
+    assert.equal(
+      countryEvidence(field('country', ['Germany'], { type: 'string' })),
+      'its name says country, but its values are not ISO 3166-1 alpha-2 codes',
+    );
+  });
+});
+
+describe('creator: what thin evidence asks, rule by rule', () => {
+  const column = (name: string, target: string, extra: Partial<InferredField> = {}): QuestionColumn => ({
+    field: field(name, ['x'], { type: 'string', ...extra }),
+    target,
+    role: { role: 'person', why: '' },
+    alone: target,
+  });
+  const asks = (columns: QuestionColumn[], asked: string[] = []) =>
+    thinEvidenceQuestions(columns, new Set(asked)).map((q) => [q.target, q.ask]);
+
+  it('asks about a record’s user as the person’s id or external id, and not as another target', () => {
+    assert.deepEqual(
+      asks([column('deal.user.id', 'user_id'), column('ticket.users.id', 'user.external_id')]),
+      [
+        [
+          'user_id',
+          "Is deal.user.id the person's id? It is shaped as one, but it sits in a record, whose user it may be.",
+        ],
+        [
+          'user.external_id',
+          "Is ticket.users.id the person's id? It is shaped as one, but it sits in a record, whose user it may be.",
+        ],
+      ],
+    );
+    assert.deepEqual(asks([column('deal.user.email', 'user.email')]), []);
+  });
+
+  it('asks about a country with one kind of evidence, its reason as a sentence', () => {
+    assert.deepEqual(asks([column('flagged_by', 'user.country', { format: 'country' })]), [
+      [
+        'user.country',
+        "Is flagged_by the person's country? Its values are two-letter codes a country could have, but nothing in its name says country.",
+      ],
+    ]);
+  });
+
+  it('asks nothing about a column another question already offers', () => {
+    assert.deepEqual(
+      asks(
+        [column('deal.user.id', 'user_id'), column('flagged_by', 'user.country', { format: 'country' })],
+        ['deal.user.id', 'flagged_by'],
+      ),
+      [],
+    );
+  });
+});
