@@ -8,7 +8,11 @@ import assert from 'node:assert/strict';
 import { type InferredField, inferFields } from '../../../core/samples/infer.ts';
 
 /** Infers one column from its values (CSV cells are strings; other values as JSON gives them). */
-function one(values: unknown[], name = 'x', more: { delimiter?: string; format?: 'json' | 'csv' } = {}): InferredField {
+function one(
+  values: unknown[],
+  name = 'x',
+  more: { delimiter?: string; format?: 'json' | 'csv' } = {},
+): InferredField {
   const rows = values.map((v) => (v === undefined ? {} : { [name]: v }));
   const [field] = inferFields({ columns: [name], rows, ...more });
   return field as InferredField;
@@ -17,13 +21,38 @@ const kind = (f: InferredField) => [f.type, f.format ?? f.pattern ?? ''].filter(
 
 describe('samples: inferring a column, rule by rule', () => {
   it('reads codes in any case as currencies under each word of a currency’s name', () => {
-    for (const name of ['currencycode', 'currency_code', 'Waehrung', 'devise', 'moneda', 'divisa', 'valuta', 'order_currency'])
+    for (const name of [
+      'currencycode',
+      'currency_code',
+      'Waehrung',
+      'devise',
+      'moneda',
+      'divisa',
+      'valuta',
+      'order_currency',
+    ])
       assert.equal(kind(one(['usd', 'eur'], name)), 'string currency', name);
-    for (const name of ['country_code', 'currency_rate', 'code']) assert.equal(kind(one(['usd', 'eur'], name)), 'string', name);
+    for (const name of ['country_code', 'currency_rate', 'code'])
+      assert.equal(kind(one(['usd', 'eur'], name)), 'string', name);
   });
 
   it('reads integers as epoch times under each name of a time, in any case', () => {
-    for (const name of ['time', 'Date', 'paid_at', 'at', 'ts', 'stamp', 'epoch', 'created', 'UPDATED', 'zeit', 'datum', 'fecha', 'heure', 'hora'])
+    for (const name of [
+      'time',
+      'Date',
+      'paid_at',
+      'at',
+      'ts',
+      'stamp',
+      'epoch',
+      'created',
+      'UPDATED',
+      'zeit',
+      'datum',
+      'fecha',
+      'heure',
+      'hora',
+    ])
       assert.equal(kind(one([1709294400, 1709298000], name)), 'timestamp epoch_seconds', name);
     for (const name of ['attempts', 'rats', 'at_home', 'tsar', 'cats'])
       assert.equal(kind(one([1709294400, 1709298000], name)), 'integer', name);
@@ -40,7 +69,10 @@ describe('samples: inferring a column, rule by rule', () => {
 
   it('keeps a JSON sender’s integers written as text as text, but not its times or decimals', () => {
     const json = { format: 'json' as const };
-    assert.deepEqual([one(['727', '94103'], 'zip', json).type, one(['727', '94103'], 'zip', json).text], ['string', undefined]);
+    assert.deepEqual(
+      [one(['727', '94103'], 'zip', json).type, one(['727', '94103'], 'zip', json).text],
+      ['string', undefined],
+    );
     assert.equal(kind(one(['1709294400'], 'created', json)), 'timestamp epoch_seconds');
     assert.equal(one(['29.35', '3'], 'price', json).type, 'number');
     assert.equal(one([727, 94103], 'zip', json).type, 'integer');
@@ -49,16 +81,47 @@ describe('samples: inferring a column, rule by rule', () => {
   });
 
   it('reads 0 and 1 as yes/no under each flag name, and as integers elsewhere', () => {
-    for (const name of ['is_member', 'hasCard', 'can-edit', 'should_send', 'was_sent', 'isactive', 'vip_flag', 'news opt-in', 'active', 'Enabled', 'flag', 'optin'])
+    for (const name of [
+      'is_member',
+      'hasCard',
+      'can-edit',
+      'should_send',
+      'was_sent',
+      'isactive',
+      'vip_flag',
+      'news opt-in',
+      'active',
+      'Enabled',
+      'flag',
+      'optin',
+    ])
       assert.equal(one(['0', '1'], name).type, 'boolean', name);
     for (const name of ['list', 'flags', 'inactive', 'member', 'options'])
       assert.equal(one(['0', '1'], name).type, 'integer', name);
   });
 
   it('reads on and off as yes/no only under a switch or flag name', () => {
-    for (const name of ['consent', 'opt_in', 'newsletter', 'accepts_marketing', 'Marketing', 'subscribe', 'agree', 'accept', 'terms', 'gdpr', 'checkbox', 'enabled', 'active', 'is_ok', 'has-card', 'email_flag'])
+    for (const name of [
+      'consent',
+      'opt_in',
+      'newsletter',
+      'accepts_marketing',
+      'Marketing',
+      'subscribe',
+      'agree',
+      'accept',
+      'terms',
+      'gdpr',
+      'checkbox',
+      'enabled',
+      'active',
+      'is_ok',
+      'has-card',
+      'email_flag',
+    ])
       assert.equal(one(['on', 'off'], name).type, 'boolean', name);
-    for (const name of ['province', 'light', 'this_is']) assert.equal(one(['on', 'off'], name).type, 'string', name);
+    for (const name of ['province', 'light', 'this_is'])
+      assert.equal(one(['on', 'off'], name).type, 'string', name);
   });
 
   it('reads yes/no only when every value is one, and 0/1 beside a word', () => {
