@@ -81,10 +81,11 @@ describe('segment_action batches: performBatch from forward-catalog, one row and
     assert.notEqual(rowOf(again, 'b-2')?.status, 'delivered');
   });
 
-  it("events of two audiences, or an audience's and an ordinary one, never share a request", async () => {
+  it("events of two audiences' settings, or an audience's and an ordinary one, never share a request", async () => {
     setUp(klaviyo());
     // actions-core reads a batch's audience settings from its first event: mixed, the others would
-    // go out under the first one's audience.
+    // go out under the first one's settings. Two audiences with the same settings may share one
+    // (Segment's own batches do: its actions read each event's audience from the event).
     const member = (id: string, email: string, audience: string): StoredEvent => {
       const e = event(id, email);
       const personas = {
@@ -102,7 +103,7 @@ describe('segment_action batches: performBatch from forward-catalog, one row and
       member('m-3', 'c@example.com', 'vip'),
       event('m-4', 'd@example.com'),
     ]);
-    assert.equal(stand.captured.length, 3, 'one request per audience, one for the ordinary event');
+    assert.equal(stand.captured.length, 3, "one request per audience's settings, one for the ordinary event");
     assert.deepEqual(stand.captured.map(carried).sort(), [1, 1, 2]);
     for (const id of ['m-1', 'm-2', 'm-3', 'm-4']) assert.equal(rowOf(results, id)?.status, 'delivered', id);
   });

@@ -93,22 +93,15 @@ function contentOf(body: unknown): string | undefined {
 }
 
 /**
- * The audience an Engage event belongs to (`context.personas` without the member's own fields):
- * actions-core reads a batch's audience settings from its first event, so events of two audiences,
- * or an audience's event and an ordinary one, never share a batch.
+ * The audience settings of an Engage event (`context.personas.audience_settings`): actions-core
+ * reads a batch's audience settings from its first event, so events whose settings differ (or an
+ * audience's event and an ordinary one) never share a batch. Events of two audiences with the same
+ * settings may: Segment's own actions read each event's audience from the event.
  */
 export function audienceOf(event: Record<string, unknown>): unknown {
   const context = event['context'];
   const personas =
     context && typeof context === 'object' ? (context as Record<string, unknown>)['personas'] : undefined;
   if (!personas || typeof personas !== 'object') return null;
-  const p = personas as Record<string, unknown>;
-  return [
-    p['computation_class'],
-    p['computation_id'],
-    p['computation_key'],
-    p['space_id'],
-    p['external_audience_id'],
-    p['audience_settings'],
-  ];
+  return (personas as Record<string, unknown>)['audience_settings'] ?? null;
 }
