@@ -40,6 +40,7 @@ import Stripe from 'stripe';
 import { createDeliveriesPublisher, settingsRoute } from '../adapters/deliveries-publisher.ts';
 import { createLedgerBigQueryWriter, createLedgerWriter } from '../adapters/ledger-writer.ts';
 import { replayDestinationSlice } from '../cli/commands/replay-destination.ts';
+import { REDELIVERY_RECORD } from '../core/claims/send-once.ts';
 import { backlogSubscriptionName, deadLetterTopicName, forwardSubscriptionName } from '../core/plan.ts';
 import { deliveredWithoutStoredRowSql } from '../core/warehouse/warehouse.ts';
 import { freePort } from '../local/ports.ts';
@@ -637,8 +638,10 @@ ${
       (
         await q<{ event_id: string; n: number }>(
           `SELECT event_id, COUNT(*) AS n FROM events.deliveries
-           WHERE destination = @d AND status = 'delivered' AND STARTS_WITH(event_id, @p) GROUP BY event_id`,
-          { d, p: prefix },
+           WHERE destination = @d AND status = 'delivered' AND STARTS_WITH(event_id, @p)
+             AND (reason IS NULL OR NOT STARTS_WITH(reason, @r)) GROUP BY event_id`,
+          // A message recording its own earlier delivery again sent nothing: not a second send.
+          { d, p: prefix, r: REDELIVERY_RECORD },
         )
       ).map((r) => [r.event_id, Number(r.n)]),
     );

@@ -103,8 +103,25 @@ export interface SendTicket {
 export type SendVerdict =
   /** `ticket` is absent for the first fan-out's first attempt, which holds store's claim. */
   | { readonly go: true; readonly ticket?: SendTicket }
-  | { readonly go: false; readonly folded: true; readonly reason: string }
+  | {
+      readonly go: false;
+      readonly folded: true;
+      readonly reason: string;
+      /**
+       * The record was settled by this same message: its own earlier attempt delivered, and the
+       * message came back (its process stopped between the settle and the acknowledgement, maybe
+       * before the ledger row). That attempt, to record the delivery again (REDELIVERY_RECORD).
+       */
+      readonly own?: { readonly attempt: number; readonly outcome: string };
+    }
   | { readonly go: false; readonly folded: false; readonly reason: string };
+
+/**
+ * How the reason of a `delivered` row begins when a message records its own earlier delivery
+ * again: one delivery, maybe with a second row of it, never a second send. Readers counting sends
+ * count the rows without it (scripts/chaos.ts).
+ */
+export const REDELIVERY_RECORD = 'recorded again by its redelivery: ';
 
 const key = (id: string): ClaimKey => ({ space: 'sends', id });
 
@@ -148,12 +165,16 @@ export async function claimSend(r: SendRequest): Promise<SendVerdict> {
         return { go: true, ticket: { key: k, version, fields: mine, expireAt, note: overruled } };
       continue;
     }
-    if (held.fields['status'] === 'delivered')
+    if (held.fields['status'] === 'delivered') {
+      const before = Number(held.fields['attempt']);
+      const mineBefore = held.fields['holder'] === r.holder && Number.isInteger(before) && before > 0;
       return {
         go: false,
         folded: true,
         reason: `a copy of an event already delivered to this destination (the send-once claim of ${holderText(held)} was settled delivered${outcomeText(held)})`,
+        ...(mineBefore ? { own: { attempt: before, outcome: outcomeText(held).slice(2) } } : {}),
       };
+    }
     const why = takeover(r, held);
     if (why === undefined)
       return wait(

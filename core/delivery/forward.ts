@@ -15,6 +15,7 @@ import {
   claimSend,
   FIRST_WINDOW_MS,
   firstFanOutHorizon,
+  REDELIVERY_RECORD,
   type SendOutcome,
   type SendTicket,
   settleFirst,
@@ -491,7 +492,10 @@ function sendOnce(call: Call): MaybePromise<ForwardResult> {
         return send(call);
       }
       giveSlotBack(call);
-      return verdict.folded ? done(d, true, 'folded', verdict.reason) : retry(d, verdict.reason);
+      if (!verdict.folded) return retry(d, verdict.reason);
+      // This message's own earlier attempt delivered; its ledger row may be what was lost.
+      if (verdict.own) return recordedAgain(d, verdict.own);
+      return done(d, true, 'folded', verdict.reason);
     },
     (err: unknown) => {
       giveSlotBack(call);
@@ -716,6 +720,26 @@ function retry(a: Attempt, reason: string, httpStatus?: number): ForwardResult {
  * The attempt's result: its one ledger row (with what the platform said, when it answered), and
  * whether to acknowledge the push.
  */
+/**
+ * A message back after its own attempt delivered and settled the claim: the process stopped before
+ * it acknowledged, perhaps before the ledger row was written (docs/delivery.md, "One event, one
+ * delivery"). The delivery is recorded again as that attempt's `delivered` row (same insertId),
+ * nothing is sent; a reader counting sends skips rows whose reason begins REDELIVERY_RECORD.
+ */
+function recordedAgain(
+  d: Delivery,
+  own: { readonly attempt: number; readonly outcome: string },
+): ForwardResult {
+  const status = /^HTTP (\d{3})\b/.exec(own.outcome);
+  return done(
+    { ...d, attempt: own.attempt },
+    true,
+    'delivered',
+    `${REDELIVERY_RECORD}attempt ${own.attempt} of this message was delivered${own.outcome ? ` (${own.outcome})` : ''}; attempt ${d.attempt} sent nothing`,
+    status ? Number(status[1]) : undefined,
+  );
+}
+
 function done(
   a: Attempt,
   ack: boolean,

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { REDELIVERY_RECORD } from '../../core/claims/send-once.ts';
 import { Breaker, FAILURES_TO_OPEN, PROBE_EVERY_MS } from '../../core/delivery/breaker.ts';
 import { createFanOut } from '../../core/delivery/fan-out.ts';
 import { type ForwardDeps, forwardPush } from '../../core/delivery/forward.ts';
@@ -194,11 +195,19 @@ describe('forward core (one push → ledger rows and ack)', () => {
     const [record] = claims.records.values();
     assert.equal(record?.fields['status'], 'delivered', 'the first fan-out’s delivery settles a record');
     assert.equal(record?.fields['outcome'], 'HTTP 200: delivered');
-    // The same message again (its acknowledgement lost), and a copy from another message: folded.
-    for (const again of [pushOf(event, 3, { first: 'true' }), { ...pushOf(event, 1), messageId: 'm-2' }]) {
-      const r = await forwardPush(again, { ...d, claims, now: () => new Date(now.getTime() + 86_400_000) });
-      assert.deepEqual([r.ack, r.entries[0]?.row.status], [true, 'folded']);
-    }
+    const later = { ...d, claims, now: () => new Date(now.getTime() + 86_400_000) };
+    // The same message again (its process stopped after the settle, maybe before the ledger row):
+    // its attempt 1's delivery recorded again, same insertId, nothing sent.
+    const own = await forwardPush(pushOf(event, 3, { first: 'true' }), later);
+    assert.deepEqual(
+      [own.ack, own.entries[0]?.row.status, own.entries[0]?.row.attempt, own.entries[0]?.row.http_status],
+      [true, 'delivered', 1, 200],
+    );
+    assert.equal(own.entries[0]?.insertId, delivered.entries[0]?.insertId);
+    assert.ok(own.entries[0]?.row.reason?.startsWith(REDELIVERY_RECORD), own.entries[0]?.row.reason ?? '');
+    // A copy from another message: folded.
+    const copy = await forwardPush({ ...pushOf(event, 1), messageId: 'm-2' }, later);
+    assert.deepEqual([copy.ack, copy.entries[0]?.row.status], [true, 'folded']);
     assert.equal(sent.length, 1, 'sent once');
     // A refusal releases: the retry of a message the platform refused sends again.
     const refusing = memoryClaims();

@@ -158,12 +158,16 @@ describe('send once: one claim per event identity and destination, before the ca
     // Its own redelivery (an acknowledgement lost) folds on the record.
     const again = await claimSend(request({ store, attempt: 2, now: T0 + 30_000 }));
     assert.ok(!again.go && again.folded);
+    // ... and is told the delivery was its own attempt 1's, to record it again (its row may be lost).
+    assert.deepEqual(again.own, { attempt: 1, outcome: 'HTTP 200' });
     // Written over a claim another attempt holds: that one's retry folds too.
     const raced = memoryClaims();
     assert.ok((await claimSend(request({ store: raced, holder: 'm2' }))).go);
     assert.equal(await settleFirst({ ...settled, store: raced }), undefined);
     const back = await claimSend(request({ store: raced, holder: 'm2', attempt: 2, now: T0 + 61_000 }));
     assert.ok(!back.go && back.folded);
+    // Another message's delivery: a copy, folded, never recorded as delivered.
+    assert.equal(back.own, undefined);
   });
 
   it('makes another message wait while the first fan-out may still be sending, then reads the claim', async () => {
