@@ -325,7 +325,12 @@ describe('samples: the value and its currency', () => {
       column(g, 'amounts.total.currency')?.why,
       'event field: "currency" in the name and currency values; the currency beside the value amounts.total.value',
     );
-    assert.equal(column(g, 'shop.currency')?.field, 'amounts_total_currency');
+    // The shop's currency is kept under its own name, never under the name of the one beside the value.
+    const shop = column(g, 'shop.currency');
+    assert.equal(
+      `${shop?.field}: ${shop?.why}`,
+      'shop_currency: event field: currency went to amounts.total.currency, the currency beside the value amounts.total.value',
+    );
     const same = guess([
       { id: 'o1', amounts: { total: { value: 12.5, currency: 'usd' } }, shop: { currency: 'USD' } },
       { id: 'o2', amounts: { total: { value: 13.5, currency: 'USD' } }, shop: { currency: 'USD' } },
