@@ -219,6 +219,10 @@ describe('samples: how sure each guess is shown', () => {
     assert.equal(alone.questions.length, 1);
     const plain = guess([{ reply: 'a@example.com', ticket: { id: 1 } }]);
     assert.equal(column(plain, 'reply')?.confidence, 0.5);
+    // A field kept by its own name is 0.5; the event time 0.7, however well its name matches.
+    assert.equal(column(plain, 'ticket.id')?.confidence, 0.5);
+    const time = guess([{ timestamp: '2026-11-23T11:00:00Z', id: 'x1' }]);
+    assert.deepEqual([time.columns[0]?.target, time.columns[0]?.confidence], ['event_time', 0.7]);
   });
 
   it('is sure of a column always empty (skipped), and never calls it personal', () => {
@@ -258,8 +262,12 @@ describe('samples: the value and its currency', () => {
       ],
     );
     assert.equal(column(g, 'order.number')?.field, 'transaction_id');
-    // The currency may be the payload's first column.
-    assert.equal(guess([{ currency: 'EUR', value: '1250' }]).value?.column, 'value');
+    // The currency may be the payload's first column; other digits beside it are no amount.
+    assert.equal(guess([{ currency: 'EUR', total: '1250' }]).value?.column, 'total');
+    assert.equal(
+      guess([{ order: { items: '3', total: '1250', currency: 'EUR' } }]).value?.column,
+      'order.total',
+    );
   });
 
   it('leaves digits written as text alone when a number column is the value already', () => {
@@ -284,6 +292,12 @@ describe('samples: the value and its currency', () => {
       },
     ]);
     assert.equal(column(g, 'lead.Annual_Revenue')?.confidence, 0.5);
+    // Asked beside a question about another column all the same.
+    const whose = guess([
+      { email: 'a@example.com', merchant: { email: 's@example.com' }, lead: { Annual_Revenue: 5000 } },
+    ]);
+    assert.equal(whose.questions.length, 2);
+    assert.equal(whose.questions[1]?.options[0]?.column, 'lead.Annual_Revenue');
     // Asked already as one of several amounts: not asked again.
     const rivals = guess([{ invoice: { id: 'i1', amount_paid: 1200, amount_due: 0 } }]);
     assert.equal(rivals.questions.length, 1);
@@ -316,9 +330,10 @@ describe('samples: the value and its currency', () => {
 
   it('swaps the currency to the one beside the value when their codes differ, else keeps the payload’s own', () => {
     const rows = (second: string) => [
-      { id: 'o1', amounts: { total: { value: 12.5, currency: 'EUR' } }, shop: { currency: 'USD' } },
+      { id: 'o1', amounts: { total: { value: 12.5, currency: 'USD' } }, shop: { currency: 'USD' } },
       { id: 'o2', amounts: { total: { value: 13.5, currency: second } }, shop: { currency: 'USD' } },
     ];
+    // One row of other codes is enough.
     const g = guess(rows('GBP'));
     assert.equal(g.currency?.column, 'amounts.total.currency');
     assert.equal(
@@ -331,10 +346,7 @@ describe('samples: the value and its currency', () => {
       `${shop?.field}: ${shop?.why}`,
       'shop_currency: event field: currency went to amounts.total.currency, the currency beside the value amounts.total.value',
     );
-    const same = guess([
-      { id: 'o1', amounts: { total: { value: 12.5, currency: 'usd' } }, shop: { currency: 'USD' } },
-      { id: 'o2', amounts: { total: { value: 13.5, currency: 'USD' } }, shop: { currency: 'USD' } },
-    ]);
+    const same = guess(rows('usd'));
     assert.equal(same.currency?.column, 'shop.currency');
     // No currency beside the value: the one elsewhere stays.
     const apart = guess([12.5, 13.5].map((total) => ({ total, meta: { currency: 'EUR' } })));

@@ -100,10 +100,12 @@ describe('samples: the event time, rule by rule', () => {
   });
 
   it('adds why each other time was passed over to the chosen one’s reason, and nothing when none was', () => {
-    const g = guess(times('created_at', 'due_date'));
+    const g = guess(times('created_at', 'due_date', 'start_date'));
+    const planned = (name: string, word: string) =>
+      `${name} is not when it happened: "${word}" names a time planned for the thing (a start, an end, a due date)`;
     assert.equal(
       g.eventTime.why,
-      'created_at names when it was created; due_date is not when it happened: "due" names a time planned for the thing (a start, an end, a due date)',
+      `created_at names when it was created; ${planned('due_date', 'due')}; ${planned('start_date', 'start')}`,
     );
     assert.equal(guess(times('created_at')).eventTime.why, 'created_at names when it was created');
   });
@@ -196,6 +198,9 @@ describe('samples: a time outside the accepted window', () => {
       const out = guess(rows).eventTime.outside;
       assert.deepEqual([out?.values, out?.outside, out?.read], [[value], 1, 2], JSON.stringify(rows));
     }
+    // A row without a value is not read, in a written pattern too.
+    const gap = guess([{ created: '24.10.2026 12:00' }, { id: 'x' }, { created: '22.11.2026 12:00' }]);
+    assert.deepEqual([gap.eventTime.outside?.outside, gap.eventTime.outside?.read], [1, 2]);
   });
 
   it('asks nothing without a window: the time is the event time', () => {
@@ -228,6 +233,12 @@ describe('samples: the event’s name', () => {
     assert.deepEqual(guess(rows).eventName, { name: 'order_paid', why: 'from event_type = "order.paid"' });
     assert.equal(guess([{ type: 'a' }, { type: 'b' }]).eventName, undefined);
     assert.equal(nameOf({ type: 5 }), undefined);
+    // An event name always empty takes nothing from the event type, which then names the event.
+    const empty = guess([{ event_name: null, event_type: 'order.paid' }]);
+    assert.equal(
+      column(empty, 'event_type')?.why,
+      'names the event per row: one event is made here, named above; kept as a field',
+    );
   });
 
   it('reads a name nested in an object only where the column is named as the event’s name', () => {
