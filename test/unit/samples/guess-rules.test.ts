@@ -129,8 +129,8 @@ describe('samples: the event’s id and the person’s', () => {
       column(guess([ids(1)]), 'id')?.why,
       "the vendor's own id for the event: at the top of the payload, named as an id, one value per row",
     );
-    // A column named as the event's id keeps it, and the vendor's id stays a field.
-    const named = guess([{ event_id: 'e1', ...ids(1) }]);
+    // A column named as the event's id keeps it, and the vendor's id before it stays a field.
+    const named = guess([{ ...ids(1), event_id: 'e1' }]);
     assert.deepEqual(
       [column(named, 'event_id')?.target, column(named, 'id')?.target],
       ['event_id', 'event_data'],
