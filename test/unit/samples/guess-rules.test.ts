@@ -90,6 +90,14 @@ describe('samples: consent and the targets refused a column', () => {
       ),
       '"email" in the name and email values (user.email), but "merchant" in its name: the business\'s party, not the person\'s: kept as a field',
     );
+    // A business's word in the leaf, under the person's own object, where no party heads the name.
+    assert.equal(
+      why(
+        [{ customer: { app_support_email: 'help@example.com', email: 'a@example.com' } }],
+        'customer.app_support_email',
+      ),
+      '"email" in the name and email values (user.email), but "app" in its name: the business\'s side, not the person\'s: kept as a field',
+    );
     assert.equal(
       why([{ payment_currency: 'Credit Card' }, { payment_currency: 'PayPal' }], 'payment_currency'),
       '"currency" in the name (currency), but its values are not currency codes: kept as a field',
