@@ -22,19 +22,41 @@ const column = (g: ReturnType<typeof guess>, name: string) => g.columns.find((c)
 const times = (...names: string[]) =>
   [1, 2].map((n) => Object.fromEntries([['id', `o_${n}`], ...names.map((x, i) => [x, ago(n + i / 10)])]));
 
+/** An event time's name and the reason its words give. */
+const REASONS = [
+  'occurred_at names when it happened',
+  'data.timestamp names when it happened',
+  'created_at names when it was created',
+  'updated_at names a later step',
+  'signup_time names a date',
+  'seen_at names a date',
+  'seen holds times',
+  'seen_at_local holds times',
+];
+/** A time named with a planned word, anywhere in the name, and the word. */
+const PLANNED = [
+  ['start_date', 'start'],
+  ['trial_begin', 'begin'],
+  ['begins_at', 'begins'],
+  ['end_date', 'end'],
+  ['valid_until', 'until'],
+  ['due_date', 'due'],
+  ['expire_at', 'expire'],
+  ['token_expires', 'expires'],
+  ['card_expiry', 'expiry'],
+  ['expiration_date', 'expiration'],
+  ['billing_next_at', 'next'],
+  ['webinar_upcoming_at', 'upcoming'],
+  ['call_scheduled_at', 'scheduled'],
+  ['visit_planned_at', 'planned'],
+  ['license_renews_at', 'renews'],
+  ['trial_renewal_date', 'renewal'],
+  ['nextbilling', 'next'],
+] as const;
+
 describe('samples: the event time, rule by rule', () => {
   it('says which words of its name made a column the event time', () => {
-    for (const why of [
-      'occurred_at names when it happened',
-      'data.timestamp names when it happened',
-      'created_at names when it was created',
-      'updated_at names a later step',
-      'signup_time names a date',
-      'seen_at names a date',
-      'seen holds times',
-      'seen_at_local holds times',
-    ])
-      assert.equal(guess(times(why.slice(0, why.indexOf(' ')))).eventTime.why, why);
+    for (const why of REASONS) assert.equal(guess(times(why.slice(0, why.indexOf(' ')))).eventTime.why, why);
   });
 
   it('takes when it happened over when it was created, over a date, over a later step', () => {
@@ -69,25 +91,7 @@ describe('samples: the event time, rule by rule', () => {
   });
 
   it('never takes a planned time, for each word of one anywhere in the name, and says which word', () => {
-    for (const [name, word] of [
-      ['start_date', 'start'],
-      ['trial_begin', 'begin'],
-      ['begins_at', 'begins'],
-      ['end_date', 'end'],
-      ['valid_until', 'until'],
-      ['due_date', 'due'],
-      ['expire_at', 'expire'],
-      ['token_expires', 'expires'],
-      ['card_expiry', 'expiry'],
-      ['expiration_date', 'expiration'],
-      ['billing_next_at', 'next'],
-      ['webinar_upcoming_at', 'upcoming'],
-      ['call_scheduled_at', 'scheduled'],
-      ['visit_planned_at', 'planned'],
-      ['license_renews_at', 'renews'],
-      ['trial_renewal_date', 'renewal'],
-      ['nextbilling', 'next'],
-    ] as const) {
+    for (const [name, word] of PLANNED) {
       const g = guess(times(name));
       assert.equal(g.eventTime.column, undefined, name);
       assert.equal(
