@@ -1,8 +1,9 @@
 /**
  * The creator measured on its labelled corpus (issue #94, test/fixtures/creator-corpus/): 161
  * vendors' samples read, inferred and guessed as the studio's page does, each guess judged
- * against the sample's truth file (scripts/creator-corpus.ts). No identity or money field is
- * filled without asking against its truth in the tuned part; every confidence the page shows is
+ * against the sample's truth file (scripts/creator-corpus.ts). No identity or money field, nor
+ * event id (a wrong one folds two events into one), is filled without asking against its truth
+ * in the tuned part; every confidence the page shows is
  * right at least that often, on at least 20 guesses; the held-out part, when one is committed
  * (`HELD_OUT`), is one committed before the inference changes it measures, never tuned on, its
  * wrong guesses counted, not fixed; while none is, its tests skip saying so. The
@@ -144,7 +145,7 @@ describe('the creator on its labelled corpus (issue #94)', () => {
     assert.deepEqual(problems, []);
   });
 
-  it('fills no identity or money field against its truth without asking (tuned part)', () => {
+  it('fills no identity or money field, nor event id, against its truth without asking (tuned part)', () => {
     const wrong = report.silentWrong.filter((w) => w.split === 'tuned');
     assert.deepEqual(
       wrong.map((w) => `${w.sample}: ${w.column} as ${w.target}`),
@@ -152,7 +153,7 @@ describe('the creator on its labelled corpus (issue #94)', () => {
     );
   });
 
-  it('fills as many wrong identity or money fields without asking in the held-out part as documented', function () {
+  it('fills as many wrong identity or money fields or event ids without asking in the held-out part as documented', function () {
     const part = heldOut(this);
     if (!HELD_OUT_MEASURED)
       skipFor(this, `${part} is not measured until the changes after its commit are done`);
@@ -222,6 +223,21 @@ describe('the corpus measure with a held-out part of any name', () => {
       [`${part} data.email email`],
     );
     assert.match(corpusFigures(report), /tuned 1 vendors \(1 samples\), held out 1 vendors \(1 samples\)/);
+  });
+
+  it('counts an event id filled against the truth as failing, and an event time as not', () => {
+    const [sample] = loadCorpus().filter((s) => s.name === 'maileroo/clicked.json');
+    assert.ok(sample, 'the tuned sample this check reads');
+    const taken = measure([{ ...sample, split: part }]);
+    assert.deepEqual(taken.silentWrong, []);
+    // The same payload, its truth naming other columns as the event's id and time.
+    const truth = { ...sample.truth, eventId: ['message_reference_id'], time: ['inserted_at'] };
+    const wrong = measure([{ ...sample, split: part, truth }]);
+    assert.deepEqual(
+      wrong.silentWrong.map((w) => `${w.split} ${w.column} ${w.target}`),
+      [`${part} event_id eventId`],
+    );
+    assert.equal(wrong.parts.get(part)?.roles.time.wrong, 1, 'a wrong time is counted in the figures');
   });
 
   it('pins the part by its bytes: one changed byte changes its hash', () => {
