@@ -98,12 +98,12 @@ export function ownIdQuestion(
   const mine = base[own];
   if (!mine) return undefined;
   const object = describedObject(fields, chosen.column, words);
-  const ownWhy = `the payload's own id, ${mine.column}: the id of what it is about`;
+  const ownWhy = "the payload's own id: the id of what it is about";
   const namedWhy = object
     ? `named as an event id, but the payload describes that ${words.join(' ')} (${object}): its id, a reference`
     : `named as an event id, but the payload has its own id (${mine.column}) beside it, and the name may refer to something it mentions`;
   if (object) {
-    base[own] = { column: mine.column, target: 'event_id', why: `the event's own id, asked: ${ownWhy}` };
+    base[own] = { column: mine.column, target: 'event_id', why: `${ownWhy}; asked above, preselected` };
     base[named] = {
       column: chosen.column,
       target: 'event_data',
