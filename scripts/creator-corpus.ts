@@ -25,9 +25,9 @@ export const CORPUS = resolve(import.meta.dirname, '../test/fixtures/creator-cor
  * 07adfff1), `held-out-3` (21 vendors, from d03bfb75), `held-out-4` (20 vendors, from 358f7dd9),
  * `held-out-5` (20 vendors, from 0c487a8b) and `held-out-6` (20 vendors, from d8593bba), each until
  * 2026-11-27, were held out and are now part of `tuned` (docs/creator-inference.md says what each
- * measured then). The next one is named here, by itself, when it is committed.
+ * measured then). `held-out-7` (20 vendors, from 610deebd) is held out now.
  */
-export const HELD_OUT: string | null = null;
+export const HELD_OUT: string | null = 'held-out-7';
 /**
  * Whether the held-out part is run: false from its commit until the inference changes made after
  * it are done (only its reading step runs meanwhile), then true, and it is measured as it is,
