@@ -180,7 +180,7 @@ export function actorQuestions(fields: readonly InferredField[], base: Guess[]):
     }
     if (!subject || !ID_TARGETS.has(g.target) || !bareUserId(g.column) || !atEnvelope(g.column)) continue;
     const about = `${subject.id}${subject.kind ? ` (${subject.kind.column}: ${subject.kind.value})` : ''}`;
-    const userWhy = `a user's id beside ${about}, whom the payload is about: it may be who made the change`;
+    const userWhy = `a user's id beside ${about}, the record the payload is about: it may be whoever made the change`;
     const s = base.findIndex((x) => x.column === subject.id && x.target === 'event_data');
     const own = base[s];
     if (own && personKind(subject)) {
@@ -194,7 +194,7 @@ export function actorQuestions(fields: readonly InferredField[], base: Guess[]):
       };
       out.push({
         target: g.target,
-        ask: `Which column is the person's id? The payload is about ${subject.id}, a ${subject.kind?.value}; ${g.column} is a user's, maybe whoever made the change.`,
+        ask: `Which column is the person's id? The payload is about ${subject.id}, a ${subject.kind?.value}; ${g.column} names a user, maybe whoever made the change.`,
         options: [
           { column: subject.id, why: subjectWhy },
           { column: g.column, why: userWhy },

@@ -74,7 +74,10 @@ describe('the creator: an actor beside the subject', () => {
       q?.options.map((o) => o.column),
       ['PrimaryEntityId', 'UserId'],
     );
-    assert.match(q?.ask ?? '', /The payload is about PrimaryEntityId, a contact; UserId is a user's/);
+    assert.match(
+      q?.ask ?? '',
+      /The payload is about PrimaryEntityId, a contact; UserId names a user, maybe whoever made the change/,
+    );
     assert.equal(guessOf(r, 'UserId')?.target, 'event_data');
     assert.equal(guessOf(r, 'PrimaryEntityId')?.confidence, 0.5);
     // Whoever initiated it is kept as a field, saying why.
