@@ -114,6 +114,24 @@ describe('the creator: an actor beside the subject', () => {
     assert.match(guessOf(r, 'initiator_email')?.why ?? '', /"initiator" in initiator_email/);
   });
 
+  it('takes none of the usual names of whoever made a change for the person’s id beside a subject', () => {
+    for (const name of [
+      'InitiatingUserId',
+      'modified_by',
+      'performed_by',
+      'updated_by_user_id',
+      'created_by',
+      'triggered_by_user_id',
+      'changedByUserId',
+    ]) {
+      const r = read({ object_id: 'con_9', object_type: 'contact', [name]: 'usr_5', name: 'Ada Lovelace' });
+      assert.ok(!guessOf(r, name)?.target.startsWith('user'), `${name}: ${guessOf(r, name)?.target}`);
+    }
+    const nested = read({ record_id: 'con_9', actor: { id: 'usr_5', type: 'user', email: 'a@example.com' } });
+    for (const column of ['actor.id', 'actor.email'])
+      assert.equal(guessOf(nested, column)?.target, 'event_data');
+  });
+
   it('asks about an actor taken as the person where nothing names a subject: a login’s actor may be the person', () => {
     const r = read({ event: 'password.changed', ...acted });
     for (const column of ['performed_by_user_id', 'initiator_email']) {
