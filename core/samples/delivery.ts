@@ -129,7 +129,7 @@ const CHANGE = /^(type|event|event_type|eventtype|topic|action|trigger|event_nam
 const STATUS = /^(status|state)$/;
 
 /** Every row of the sample has a value in the column, and no two rows the same. */
-function everyRowOwn(rows: ParsedSample['rows'], column: string): boolean {
+export function everyRowOwn(rows: ParsedSample['rows'], column: string): boolean {
   const seen = new Set<string>();
   for (const r of rows) {
     const v = r[column];
@@ -140,7 +140,7 @@ function everyRowOwn(rows: ParsedSample['rows'], column: string): boolean {
 }
 
 /** Shaped as an id: a whole number, or one token of text (no blank, at most 256 characters). */
-const idShaped = (rows: ParsedSample['rows'], column: string): boolean =>
+export const idShaped = (rows: ParsedSample['rows'], column: string): boolean =>
   rows.every((r) => {
     const v = r[column];
     return typeof v === 'number' ? Number.isInteger(v) : typeof v === 'string' && /^\S{1,256}$/.test(v);

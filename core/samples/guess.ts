@@ -19,6 +19,7 @@ import {
 import { atEnvelopeTop, deliveryColumns, envelopeEventId } from './delivery.ts';
 import { identityEvidence, leafSide, personalDetail, personObjectId } from './evidence.ts';
 import { fieldName, nameWords } from './names.ts';
+import { ownIdQuestion } from './own-id.ts';
 import { partyRole, unclaimedDetailQuestions } from './party.ts';
 import { lonePersonIdQuestions } from './person-id-evidence.ts';
 import { type Evidence, evidenceOf, type Question, questionsFor } from './questions.ts';
@@ -462,6 +463,7 @@ export function guessChoices(
     };
   });
   const byEvidence = envelopeIdGuess(fields, rows, base);
+  const idQuestion = ownIdQuestion(fields, rows, base);
   const direction = directionOf(fields);
   const roles = fields.map((f) => partyRole(f.name, typeOf, direction));
   personIdFromObject(fields, base, typeOf);
@@ -474,6 +476,7 @@ export function guessChoices(
     alone: alone[i] as string,
   }));
   const questions = questionsFor(asQuestions);
+  if (idQuestion) questions.push(idQuestion);
   questions.push(
     ...thinEvidenceQuestions(asQuestions, new Set(questions.flatMap((q) => q.options.map((o) => o.column)))),
   );

@@ -42,6 +42,14 @@ const CALLBACK = JSON.stringify({
   user_id: '6279ce4495d10c9afc3171b8',
 });
 
+/** A booking: its own `id` beside `eventId`, the id of the calendar event it describes (`eventData`). */
+const BOOKING = JSON.stringify({
+  id: 206,
+  eventId: 98146,
+  email: 'jane@example.com',
+  eventData: { name: 'Weekly call', location: 'online' },
+});
+
 describe('studio creator: questions, evidence and a fixed currency', function () {
   this.timeout(60_000);
   const shots = process.env.SCREENSHOTS ?? mkdtempSync(join(tmpdir(), 'creator-questions-shots-'));
@@ -101,6 +109,21 @@ describe('studio creator: questions, evidence and a fixed currency', function ()
     await page.locator('#questions').screenshot({ path: join(shots, 'creator-question-no.png') });
     await yes.check();
     assert.equal(await page.getByLabel('Where user_id goes').inputValue(), 'user_id');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  it('asks which column is the event’s own id, the payload’s own preselected, and follows the answer', async () => {
+    const { page, errors } = await open(BOOKING);
+    const question = page.locator('fieldset[data-question="event_id"]');
+    await question.getByText(/^Which column is the event's own id\?/).waitFor();
+    assert.equal(await question.getByRole('radio', { name: /^id \(guessed\)/ }).isChecked(), true);
+    assert.equal(await page.getByLabel('Where id goes').inputValue(), 'event_id');
+    assert.equal(await page.getByLabel('Where eventId goes').inputValue(), 'event_data');
+    await page.locator('#questions').screenshot({ path: join(shots, 'creator-question-event-id.png') });
+    await question.getByRole('radio', { name: /^eventId:/ }).check();
+    assert.equal(await page.getByLabel('Where eventId goes').inputValue(), 'event_id');
+    assert.equal(await page.getByLabel('Where id goes').inputValue(), 'event_data');
     assert.deepEqual(errors, []);
     await page.close();
   });
