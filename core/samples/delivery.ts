@@ -9,6 +9,7 @@
  * translator's `key`, so a retry or a second webhook about the same object and change gets the
  * same event_id. Pure: the parsed sample and its inferred columns.
  */
+import { batchDeliveryIds } from './batch-envelope.ts';
 import type { InferredField, ParsedSample } from './sample.ts';
 
 export type DeliveryKind = 'attempt' | 'delivery_time' | 'delivery_id' | 'signature';
@@ -111,6 +112,9 @@ export function deliveryColumns(fields: readonly InferredField[]): DeliveryColum
           kind: 'delivery_id',
           why: `${f.name} names the message delivered, beside its attempt counter ${counted.column}: the delivery's, not the event's`,
         });
+  // A batch's envelope id, beside events that carry their own (batch-envelope.ts).
+  for (const d of batchDeliveryIds(fields))
+    if (!out.some((o) => o.column === d.column)) out.push({ ...d, kind: 'delivery_id' });
   return out;
 }
 
