@@ -6,7 +6,7 @@
 import { lookupEvent } from '../../schemas/catalogue.ts';
 import type { Condition, ConsentPurpose, Destination, Settings } from '../../schemas/settings.ts';
 import { patternMatches } from '../conditions.ts';
-import type { StoredEvent } from '../event.ts';
+import { AUDIENCE_ENTRY_CONSENT, type StoredEvent } from '../event.ts';
 import { isMappedType, isNativeEvent, unroutedReason } from '../platforms/mappings.ts';
 import { DEFAULT_CONSENT, IDENTITY_NEEDS } from '../platforms/requirements.ts';
 import {
@@ -14,7 +14,6 @@ import {
   segmentActionTakes,
   segmentCallOf,
 } from '../platforms/segment-action/subscription.ts';
-import { AUDIENCE_ENTRY_CONSENT } from '../syncs/audience-events.ts';
 import { consentRefusal } from './consent.ts';
 import { unverifiedSkip } from './unverified.ts';
 

@@ -29,6 +29,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { SyncSpec } from '../../schemas/sync.ts';
+import { AUDIENCE_ENTRY_CONSENT } from '../event.ts';
 import type { FailedChange } from './sync-run.ts';
 import { type Change, MEMBER_COLUMNS, type SyncVersion } from './syncs.ts';
 
@@ -151,13 +152,6 @@ interface Member {
   /** A withdrawal's exit: the consent the member entered with (AUDIENCE_ENTRY_CONSENT). */
   readonly entryConsent?: Record<string, unknown>;
 }
-
-/**
- * Where an exit of a withdrawal carries the consent its member entered with
- * (`event_data.audience_entry_consent`): the decision layer sends it only to the destinations that
- * consent let the member into and the new one keeps it out of (core/decision/decision.ts).
- */
-export const AUDIENCE_ENTRY_CONSENT = 'audience_entry_consent';
 
 const granted = (v: unknown) => v === 'granted' || v === true;
 
