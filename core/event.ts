@@ -715,3 +715,11 @@ export interface StoredEvent {
   readonly enriched?: Enriched;
   readonly event_data: Readonly<Record<string, unknown>>;
 }
+
+/**
+ * Where an audience sync's exit of a withdrawal carries the consent its member entered with
+ * (`event_data.audience_entry_consent`, core/syncs/audience-events.ts): the decision layer sends it
+ * only to the destinations that consent let the member into and the new one keeps it out of
+ * (core/decision/decision.ts).
+ */
+export const AUDIENCE_ENTRY_CONSENT = 'audience_entry_consent';

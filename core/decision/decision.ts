@@ -6,7 +6,7 @@
 import { lookupEvent } from '../../schemas/catalogue.ts';
 import type { Condition, ConsentPurpose, Destination, Settings } from '../../schemas/settings.ts';
 import { patternMatches } from '../conditions.ts';
-import type { StoredEvent } from '../event.ts';
+import { AUDIENCE_ENTRY_CONSENT, type StoredEvent } from '../event.ts';
 import { isMappedType, isNativeEvent, unroutedReason } from '../platforms/mappings.ts';
 import { DEFAULT_CONSENT, IDENTITY_NEEDS } from '../platforms/requirements.ts';
 import {
@@ -102,8 +102,25 @@ export function decideOne(
   const unverified = unverifiedSkip(destination, event);
   if (unverified !== undefined) return skip(unverified);
 
-  const refused = consentRefusal(destination, event, requiredConsent(destination), options.honorGpc ?? true);
-  if (refused !== undefined) return skip(refused);
+  const required = requiredConsent(destination);
+  const refused = consentRefusal(destination, event, required, options.honorGpc ?? true);
+  const entry = entryConsent(event);
+  if (entry !== undefined) {
+    // A withdrawal's exit (core/syncs/audience-events.ts): for the destinations its entry's
+    // consent let the member into and the new consent keeps out; the others take its entry.
+    const before = consentRefusal(
+      destination,
+      { ...event, consent: entry },
+      required,
+      options.honorGpc ?? true,
+    );
+    if (before !== undefined)
+      return skip(`a withdrawal's exit for a member this destination never had: ${before}`);
+    if (refused === undefined)
+      return skip(
+        "a withdrawal's exit where the new consent still lets the member in: its entry goes instead",
+      );
+  } else if (refused !== undefined) return skip(refused);
 
   // A platform that cannot tell whose device an event is (GA4 without a client id) would refuse
   // it: skipped with the platform's reason, unless the destination maps that field itself.
@@ -133,6 +150,15 @@ export function decideOne(
 function audienceDestinations(event: StoredEvent): readonly string[] | undefined {
   const list = event.event_data['audience_destinations'];
   return Array.isArray(list) ? list.filter((x): x is string => typeof x === 'string') : undefined;
+}
+
+/** The consent a withdrawal's exit says its member entered with; undefined on any other event. */
+function entryConsent(event: StoredEvent): StoredEvent['consent'] {
+  if (audienceDestinations(event) === undefined) return undefined;
+  const entry = event.event_data[AUDIENCE_ENTRY_CONSENT];
+  return typeof entry === 'object' && entry !== null && !Array.isArray(entry)
+    ? (entry as StoredEvent['consent'])
+    : undefined;
 }
 
 /** The audience an audience event is of, for a skip's reason. */

@@ -9,6 +9,7 @@
  * translator's `key`, so a retry or a second webhook about the same object and change gets the
  * same event_id. Pure: the parsed sample and its inferred columns.
  */
+import { batchDeliveryIds } from './batch-envelope.ts';
 import type { InferredField, ParsedSample } from './sample.ts';
 
 export type DeliveryKind = 'attempt' | 'delivery_time' | 'delivery_id' | 'signature';
@@ -111,6 +112,9 @@ export function deliveryColumns(fields: readonly InferredField[]): DeliveryColum
           kind: 'delivery_id',
           why: `${f.name} names the message delivered, beside its attempt counter ${counted.column}: the delivery's, not the event's`,
         });
+  // A batch's envelope id, beside events that carry their own (batch-envelope.ts).
+  for (const d of batchDeliveryIds(fields))
+    if (!out.some((o) => o.column === d.column)) out.push({ ...d, kind: 'delivery_id' });
   return out;
 }
 
@@ -129,7 +133,7 @@ const CHANGE = /^(type|event|event_type|eventtype|topic|action|trigger|event_nam
 const STATUS = /^(status|state)$/;
 
 /** Every row of the sample has a value in the column, and no two rows the same. */
-function everyRowOwn(rows: ParsedSample['rows'], column: string): boolean {
+export function everyRowOwn(rows: ParsedSample['rows'], column: string): boolean {
   const seen = new Set<string>();
   for (const r of rows) {
     const v = r[column];
@@ -140,7 +144,7 @@ function everyRowOwn(rows: ParsedSample['rows'], column: string): boolean {
 }
 
 /** Shaped as an id: a whole number, or one token of text (no blank, at most 256 characters). */
-const idShaped = (rows: ParsedSample['rows'], column: string): boolean =>
+export const idShaped = (rows: ParsedSample['rows'], column: string): boolean =>
   rows.every((r) => {
     const v = r[column];
     return typeof v === 'number' ? Number.isInteger(v) : typeof v === 'string' && /^\S{1,256}$/.test(v);

@@ -9,6 +9,7 @@ import { eventNameProblem, lookupEvent, nearCatalogueName } from '../../schemas/
 import { instant, readPattern } from '../formats/patterns.ts';
 import { PII_COLUMNS } from '../warehouse/pii-columns.ts';
 import { TABLES } from '../warehouse/warehouse.ts';
+import { actorQuestions, actorRefusal } from './actor.ts';
 import {
   type AmountGuess,
   type MinorUnitsOffer,
@@ -16,9 +17,11 @@ import {
   notTheValue,
   wholeNumbers,
 } from './amounts.ts';
+import { batchIdQuestion } from './batch-envelope.ts';
 import { atEnvelopeTop, deliveryColumns, envelopeEventId } from './delivery.ts';
 import { identityEvidence, leafSide, personalDetail, personObjectId } from './evidence.ts';
 import { fieldName, nameWords } from './names.ts';
+import { ownIdQuestion } from './own-id.ts';
 import { partyRole, unclaimedDetailQuestions } from './party.ts';
 import { lonePersonIdQuestions } from './person-id-evidence.ts';
 import { type Evidence, evidenceOf, type Question, questionsFor } from './questions.ts';
@@ -168,10 +171,11 @@ function refusals(fields: readonly InferredField[]): Refusal {
   const direction = directionOf(fields);
   const byName = new Map(fields.map((f) => [f.name, f]));
   const columns = fields.map((f) => f.name);
+  const acting = actorRefusal(fields);
   return (column, target) => {
     const f = byName.get(column);
     if (target.startsWith('user') || target === 'device.locale') {
-      const above = actorAbove(column);
+      const above = actorAbove(column) ?? acting(column);
       if (above) return above;
       const r = partyRole(column, typeOf, direction);
       const side = leafSide(column);
@@ -461,7 +465,9 @@ export function guessChoices(
       why: s.target === 'event_data' ? `event field: ${s.reason}` : s.reason,
     };
   });
+  const actorAsks = actorQuestions(fields, base);
   const byEvidence = envelopeIdGuess(fields, rows, base);
+  const idQuestion = ownIdQuestion(fields, rows, base);
   const direction = directionOf(fields);
   const roles = fields.map((f) => partyRole(f.name, typeOf, direction));
   personIdFromObject(fields, base, typeOf);
@@ -474,6 +480,10 @@ export function guessChoices(
     alone: alone[i] as string,
   }));
   const questions = questionsFor(asQuestions);
+  if (idQuestion) questions.push(idQuestion);
+  const batchQuestion = idQuestion ? undefined : batchIdQuestion(fields, base);
+  if (batchQuestion) questions.push(batchQuestion);
+  questions.push(...actorAsks);
   questions.push(
     ...thinEvidenceQuestions(asQuestions, new Set(questions.flatMap((q) => q.options.map((o) => o.column)))),
   );

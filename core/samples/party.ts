@@ -60,7 +60,7 @@ const BUSINESS_PARTY = new Set([
 ]);
 
 /** Words that name the person an event is about. */
-const PERSON_PARTY = new Set([
+export const PERSON_PARTY = new Set([
   'customer',
   'buyer',
   'person',

@@ -49,7 +49,8 @@ function personDetail(f: InferredField): boolean {
  * Why a column named as the person's id has only its name for it, or undefined when its place
  * agrees: an object above it is the person's (not an envelope), or the object it sits in (the
  * whole payload for a top-level column) holds one of the person's details that is neither under
- * an actor nor named as the business's, nor a business party's (party.ts: `assignedUserPhone`).
+ * an actor nor named as the business's, nor a business party's (party.ts: `assignedUserPhone`),
+ * nor always empty (a `Name: null` shows nobody's name).
  */
 export function lonePersonId(column: string, fields: readonly InferredField[]): string | undefined {
   const above = column.split('.').slice(0, -1);
@@ -58,6 +59,7 @@ export function lonePersonId(column: string, fields: readonly InferredField[]): 
   const beside = fields.some(
     (f) =>
       f.name !== column &&
+      f.distinct > 0 &&
       f.name.startsWith(prefix) &&
       actorAbove(f.name) === undefined &&
       leafSide(f.name)?.side !== 'business' &&

@@ -29,6 +29,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { SyncSpec } from '../../schemas/sync.ts';
+import { AUDIENCE_ENTRY_CONSENT } from '../event.ts';
 import type { FailedChange } from './sync-run.ts';
 import { type Change, MEMBER_COLUMNS, type SyncVersion } from './syncs.ts';
 
@@ -114,6 +115,9 @@ export function audienceEvents(
   const events: AudienceEvent[] = [];
   const failed: FailedChange[] = [];
   for (const change of changes) {
+    const withdrawal = change.op === 'upsert' ? withdrawnExit(change) : undefined;
+    if (withdrawal !== undefined)
+      events.push(eventOf(sync.name, audience, personas, withdrawal, change, slot));
     const member = change.op === 'delete';
     // An exit knows the member by what the state kept of it (its key and consent): the row has
     // left the model.
@@ -135,41 +139,82 @@ export function audienceEvents(
       failed.push({ change, reason: consent });
       continue;
     }
-    const entered = !member;
-    const user: Record<string, string> = {};
-    const extra: Record<string, unknown> = {};
-    for (const [column, value] of Object.entries(row)) {
-      if (value === undefined || value === null || column === 'consent') continue;
-      if ((ID_COLUMNS as readonly string[]).includes(column)) continue;
-      if ((PERSON_COLUMNS as readonly string[]).includes(column)) {
-        if (isText(value)) user[column] = value;
-        else if (typeof value === 'number') user[column] = String(value);
-        continue;
-      }
-      // The membership itself is the audience key's; a column of that name does not override it.
-      if (column !== audience.key && column !== 'audience_key') extra[column] = value;
-    }
-    const direction = entered ? 'entered' : 'exited';
-    const track = audience.call === 'track';
-    const body: Record<string, unknown> = {
-      event_name: track ? `audience_${direction}` : 'user_identified',
-      event_id: digest(
-        `Sync/${sync.name}\n${audience.key}\n${JSON.stringify(change.key)}\n${direction}\n${slot}`,
-      ),
-      event_time: slot,
-      ...(isText(row['user_id']) ? { user_id: row['user_id'] } : {}),
-      ...(isText(row['anonymous_id']) ? { anonymous_id: row['anonymous_id'] } : {}),
-      ...(Object.keys(user).length > 0 ? { user } : {}),
-      ...(consent === undefined ? {} : { consent }),
-      ...(track
-        ? { properties: { ...extra, audience_key: audience.key, [audience.key]: entered } }
-        : { traits: { ...extra, [audience.key]: entered } }),
-      personas,
-      audience_destinations: [...audience.destinations],
-    };
-    events.push({ body, attributes: { origin: `Sync/${sync.name}`, hops: '1' } });
+    events.push(eventOf(sync.name, audience, personas, { row, consent, entered: !member }, change, slot));
   }
   return { events, failed };
+}
+
+/** A member as one event tells it: its columns, its consent, entry or exit. */
+interface Member {
+  readonly row: Readonly<Record<string, unknown>>;
+  readonly consent: Record<string, unknown> | undefined;
+  readonly entered: boolean;
+  /** A withdrawal's exit: the consent the member entered with (AUDIENCE_ENTRY_CONSENT). */
+  readonly entryConsent?: Record<string, unknown>;
+}
+
+const granted = (v: unknown) => v === 'granted' || v === true;
+
+/**
+ * A member whose row changed and whose consent withdraws a purpose it entered with: its exit, known
+ * by its kept key, with the new consent and the one it entered with. Its entry with the new
+ * consent is published beside it; per destination the decision layer sends one of the two.
+ */
+function withdrawnExit(change: Change): Member | undefined {
+  const kept = exitOf(change);
+  if (kept === undefined || !MEMBER_COLUMNS.some((c) => isText(kept[c]))) return undefined;
+  const before = kept['consent'];
+  const now = consentOf(change.data['consent']);
+  if (!isObject(before) || typeof now === 'string') return undefined;
+  const withdrawn = Object.entries(before).some(([p, v]) => granted(v) && !granted(now?.[p]));
+  if (!withdrawn) return undefined;
+  const key = Object.fromEntries(Object.entries(kept).filter(([column]) => column !== 'consent'));
+  return { row: key, consent: now, entered: false, entryConsent: before };
+}
+
+/** One audience event: the member's ids and traits, its consent, `context.personas`. */
+function eventOf(
+  syncName: string,
+  audience: AudienceDestination,
+  personas: Record<string, unknown>,
+  member: Member,
+  change: Change,
+  slot: string,
+): AudienceEvent {
+  const { row, consent, entered } = member;
+  const user: Record<string, string> = {};
+  const extra: Record<string, unknown> = {};
+  for (const [column, value] of Object.entries(row)) {
+    if (value === undefined || value === null || column === 'consent') continue;
+    if ((ID_COLUMNS as readonly string[]).includes(column)) continue;
+    if ((PERSON_COLUMNS as readonly string[]).includes(column)) {
+      if (isText(value)) user[column] = value;
+      else if (typeof value === 'number') user[column] = String(value);
+      continue;
+    }
+    // The membership itself is the audience key's; a column of that name does not override it.
+    if (column !== audience.key && column !== 'audience_key') extra[column] = value;
+  }
+  const direction = entered ? 'entered' : 'exited';
+  const track = audience.call === 'track';
+  const body: Record<string, unknown> = {
+    event_name: track ? `audience_${direction}` : 'user_identified',
+    event_id: digest(
+      `Sync/${syncName}\n${audience.key}\n${JSON.stringify(change.key)}\n${direction}${member.entryConsent === undefined ? '' : '\nwithdrawn'}\n${slot}`,
+    ),
+    event_time: slot,
+    ...(isText(row['user_id']) ? { user_id: row['user_id'] } : {}),
+    ...(isText(row['anonymous_id']) ? { anonymous_id: row['anonymous_id'] } : {}),
+    ...(Object.keys(user).length > 0 ? { user } : {}),
+    ...(consent === undefined ? {} : { consent }),
+    ...(track
+      ? { properties: { ...extra, audience_key: audience.key, [audience.key]: entered } }
+      : { traits: { ...extra, [audience.key]: entered } }),
+    personas,
+    audience_destinations: [...audience.destinations],
+    ...(member.entryConsent === undefined ? {} : { [AUDIENCE_ENTRY_CONSENT]: member.entryConsent }),
+  };
+  return { body, attributes: { origin: `Sync/${syncName}`, hops: '1' } };
 }
 
 /**

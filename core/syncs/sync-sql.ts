@@ -101,10 +101,16 @@ function changesSelect(spec: SyncSpec, model: string, state: string): string {
       : spec.mode === 'full'
         ? 'TRUE'
         : 'st.__key IS NULL OR st.__hash != m.__hash';
-  const parts = [
-    `SELECT m.__key, m.__pk, m.__hash, m.__row, ${NULL_TEXT} AS __kept, 'upsert' AS __op FROM ${model} m LEFT JOIN ${state} st ON st.__key = m.__key WHERE ${changed}`,
-  ];
   const form = keptForm(spec);
+  // An audience member that changed brings what the state kept of it (its key and the consent it
+  // entered with): a withdrawn purpose makes it an exit where that consent had let it in.
+  const keptBefore =
+    form === 'identifiers' && 'audience' in spec.destination
+      ? `IF(st.__key IS NULL OR ${LEGACY_ROW}, ${NULL_TEXT}, st.__row)`
+      : NULL_TEXT;
+  const parts = [
+    `SELECT m.__key, m.__pk, m.__hash, m.__row, ${keptBefore} AS __kept, 'upsert' AS __op FROM ${model} m LEFT JOIN ${state} st ON st.__key = m.__key WHERE ${changed}`,
+  ];
   if (spec.mode === 'mirror') {
     const [pk, row, kept] =
       form === 'key'

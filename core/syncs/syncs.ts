@@ -108,7 +108,8 @@ export interface Change {
   readonly data: Readonly<Record<string, unknown>>;
   /**
    * An audience member's deletion: the identifiers it was added with, hashed, as the state kept
-   * them instead of the row (core/syncs/audience-members.ts).
+   * them instead of the row (core/syncs/audience-members.ts). On an `audience` sync's upsert of a
+   * member already sent: its kept key and consent (core/syncs/audience-events.ts).
    */
   readonly kept?: string;
   /**

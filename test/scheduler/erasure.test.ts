@@ -25,10 +25,12 @@ import {
 } from '../../core/privacy/erasure.ts';
 import { messageRows, storeConfig } from '../../core/store/store.ts';
 import { erasureHash, type Suppression, stripIdentifiers } from '../../core/suppression/erased.ts';
+import { keptForExit } from '../../core/syncs/audience-events.ts';
 import { emulatorWithFreshBuckets } from '../../emulators/storage/test/support/harness.ts';
 import { erasureRuntime } from '../../functions/schedule/erasure-runtime.ts';
 import { type ErasedPerson, erasureJob, SUPPRESSION_SETTLE_MS } from '../../functions/schedule/erasures.ts';
 import type { ChunkContext } from '../../functions/schedule/runner.ts';
+import type { SyncSpec } from '../../schemas/sync.ts';
 import { testSettings } from '../storage/support.ts';
 import {
   type ModelsWarehouse,
@@ -124,6 +126,26 @@ describe('erasure: a person leaves every table, and stays out (issue #61)', func
       warehouse.bigquery,
       `CREATE TABLE \`${settings.project}.${ops}.sync_changes__crm\` AS SELECT 1 AS __n, TO_HEX(SHA256(${pk})) AS __key, ${pk} AS __pk, 'h' AS __hash, TO_JSON_STRING(m) AS __row, CAST(NULL AS STRING) AS __kept, 'upsert' AS __op FROM (${syncModel}) m`,
     );
+    // An audience sync (Engage-style, mirror mode) keeps each member's key and consent for its
+    // exit event (core/syncs/audience-events.ts): A's member has left the model (its exit not yet
+    // sent), so only the kept [key, consent] names A; B's is current.
+    const audience = { mode: 'mirror', primary_key: ['user_id'] } as unknown as SyncSpec;
+    const kept = (user: string, n: number) =>
+      keptForExit(audience, [
+        {
+          n,
+          op: 'upsert',
+          key: { user_id: user },
+          data: { user_id: user, consent: { advertising: 'granted' } },
+        },
+      ]).get(n) ?? '';
+    await queryRows(
+      warehouse.bigquery,
+      `CREATE TABLE \`${settings.project}.${ops}.sync_state__vip\` AS SELECT * FROM UNNEST([
+         STRUCT('exit-pending' AS __key, 'h' AS __hash, @a AS __row, CURRENT_TIMESTAMP() AS synced_at),
+         STRUCT(TO_HEX(SHA256(TO_JSON_STRING(STRUCT(@bu AS user_id)))), 'h', @b, CURRENT_TIMESTAMP())])`,
+      { a: kept(A.user, 1), b: kept(B.user, 2), bu: B.user },
+    );
   });
   after(() => warehouse?.close());
 
@@ -137,7 +159,10 @@ describe('erasure: a person leaves every table, and stays out (issue #61)', func
         ops,
         identityGraph: true,
         actionRuns: false,
-        syncs: [{ name: 'crm', model: syncModel, primary_key: ['user_id'] }],
+        syncs: [
+          { name: 'crm', model: syncModel, primary_key: ['user_id'] },
+          { name: 'vip', model: syncModel, primary_key: ['user_id'] },
+        ],
       }),
       notify: async (person) => {
         told.push(person);
@@ -254,6 +279,8 @@ describe('erasure: a person leaves every table, and stays out (issue #61)', func
       [`${ops}.gateway_refusals`]: 1,
       [`${ops}.sync_failed_rows`]: 1,
       [`${ops}.sync_state__crm`]: 1,
+      // The audience member's kept key and consent, found by its kept JSON alone.
+      [`${ops}.sync_state__vip`]: 1,
       // One row per model row: A’s login and sign-up.
       [`${ops}.sync_changes__crm`]: 2,
     });

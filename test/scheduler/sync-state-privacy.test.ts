@@ -74,6 +74,8 @@ describe('syncs keep no raw e-mail or phone in the ops dataset (Sync job on the 
   const syncs = new Map<string, { name: string; version: string; spec: SyncSpec }>();
   let deps: SyncJobDeps;
   let slot = 0;
+  /** What audience syncs published on the events topic. */
+  const published: Record<string, unknown>[] = [];
 
   const sync = (name: string, model: string, key: string[], destination: SyncSpec['destination']) =>
     syncs.set(name, {
@@ -194,6 +196,14 @@ describe('syncs keep no raw e-mail or phone in the ops dataset (Sync job on the 
       audience('5550002'),
     );
     sync('crm-old', VIPS, ['user_id'], { webhook: { connection: 'crm' } });
+    // An audience (Engage's events) whose members carry their consent.
+    await query('CREATE TABLE members (user_id STRING, email STRING, consent STRING)');
+    await query(
+      `INSERT INTO members (user_id, email, consent) VALUES ('u1', '${PEOPLE[0]!.email}', '{"analytics":"granted","ads":"granted"}'), ('u2', '${PEOPLE[1]!.email}', '{"analytics":"granted"}')`,
+    );
+    sync('aud-vip', 'SELECT user_id, email, consent FROM members', ['user_id'], {
+      audience: { key: 'vip', call: 'track', destinations: ['braze'] },
+    });
     deps = {
       settings: { ...settings, connections },
       ops,
@@ -212,7 +222,10 @@ describe('syncs keep no raw e-mail or phone in the ops dataset (Sync job on the 
         return (rows as unknown[]).map((r) => plainValue(r) as Record<string, unknown>);
       },
       writeFile: async () => 'created',
-      publish: async () => undefined,
+      publish: async (_topic, body) => {
+        published.push(body as Record<string, unknown>);
+        return undefined;
+      },
       writeRun: async (row) => {
         runs.push(row);
       },
@@ -346,5 +359,32 @@ describe('syncs keep no raw e-mail or phone in the ops dataset (Sync job on the 
     );
     assert.equal((await runSync('crm-old'))['rows_removed'], 1);
     assert.deepEqual(hooked.at(-1)?.rows, [{ op: 'delete', key: { user_id: 'u1' } }]);
+  });
+
+  it('an audience member whose consent withdraws a purpose: its exit with the entry consent, then its entry', async () => {
+    await runSync('aud-vip');
+    assert.deepEqual(
+      published.map((b) => `${b['event_name']} ${b['user_id']}`),
+      ['audience_entered u1', 'audience_entered u2'],
+    );
+    published.length = 0;
+    // u1 withdraws ads; u2 grants ads (nothing withdrawn).
+    await query(`UPDATE members SET consent = '{"analytics":"granted","ads":"denied"}' WHERE user_id = 'u1'`);
+    await query(
+      `UPDATE members SET consent = '{"analytics":"granted","ads":"granted"}' WHERE user_id = 'u2'`,
+    );
+    await runSync('aud-vip');
+    assert.deepEqual(
+      published.map((b) => `${b['event_name']} ${b['user_id']}`),
+      ['audience_exited u1', 'audience_entered u1', 'audience_entered u2'],
+    );
+    assert.deepEqual(published[0]?.['audience_entry_consent'], { analytics: 'granted', ads: 'granted' });
+    assert.deepEqual(published[0]?.['consent'], { analytics: 'granted', ads: 'denied' });
+    assert.equal(published[1]?.['audience_entry_consent'], undefined);
+    // The state now keeps the new consent: the same row again sends nothing.
+    published.length = 0;
+    assert.equal((await runSync('aud-vip'))['status'], 'nothing_to_send');
+    assert.deepEqual(published, []);
+    assert.deepEqual(await rawFound('aud-vip'), []);
   });
 });

@@ -7,8 +7,9 @@
  * translator's `major_units: { currency }`; PayPal's webhook envelope offered PayPal's
  * certificate scheme (its webhook id asked for, no secret), a choice of the person's kept; a
  * question about one column ("is user_id the person's id?") answered no, its column then kept as
- * an event field, and answered yes again (issue #94). Screenshots go to $SCREENSHOTS or a
- * temporary folder.
+ * an event field, and answered yes again (issue #94); a user id beside the contact a change is
+ * about asked, the contact's id preselected, and a batch's envelope id asked when its events have
+ * no id of their own (issue #94). Screenshots go to $SCREENSHOTS or a temporary folder.
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
@@ -40,6 +41,33 @@ const CALLBACK = JSON.stringify({
   amount: 8500,
   currency: 'IDR',
   user_id: '6279ce4495d10c9afc3171b8',
+});
+
+/** A booking: its own `id` beside `eventId`, the id of the calendar event it describes (`eventData`). */
+const BOOKING = JSON.stringify({
+  id: 206,
+  eventId: 98146,
+  email: 'jane@example.com',
+  eventData: { name: 'Weekly call', location: 'online' },
+});
+
+/** A CRM's change to a contact, made by a system user: the user's id beside the contact's. */
+const CHANGE = JSON.stringify({
+  MessageName: 'Update',
+  PrimaryEntityId: '6d81597f-0f9f-e711',
+  PrimaryEntityName: 'contact',
+  InitiatingUserId: '75c2dd85-e89e-e711',
+  UserId: '75c2dd85-e89e-e711',
+  OperationCreatedOn: '2026-11-20T10:00:00Z',
+});
+
+/**
+ * A batch of events without ids of their own, under an envelope's id; the list inside `data`, so
+ * the page offers no records (a list at the top would be taken as the rows).
+ */
+const BATCH = JSON.stringify({
+  id: 'b-77',
+  data: { received: 2, events: [{ type: 'opened' }, { type: 'clicked' }] },
 });
 
 describe('studio creator: questions, evidence and a fixed currency', function () {
@@ -101,6 +129,62 @@ describe('studio creator: questions, evidence and a fixed currency', function ()
     await page.locator('#questions').screenshot({ path: join(shots, 'creator-question-no.png') });
     await yes.check();
     assert.equal(await page.getByLabel('Where user_id goes').inputValue(), 'user_id');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  it('asks which column is the event’s own id, the payload’s own preselected, and follows the answer', async () => {
+    const { page, errors } = await open(BOOKING);
+    const question = page.locator('fieldset[data-question="event_id"]');
+    await question.getByText(/^Which column is the event's own id\?/).waitFor();
+    assert.equal(await question.getByRole('radio', { name: /^id \(guessed\)/ }).isChecked(), true);
+    assert.equal(await page.getByLabel('Where id goes').inputValue(), 'event_id');
+    assert.equal(await page.getByLabel('Where eventId goes').inputValue(), 'event_data');
+    await page.locator('#questions').screenshot({ path: join(shots, 'creator-question-event-id.png') });
+    await question.getByRole('radio', { name: /^eventId:/ }).check();
+    assert.equal(await page.getByLabel('Where eventId goes').inputValue(), 'event_id');
+    assert.equal(await page.getByLabel('Where id goes').inputValue(), 'event_data');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  it('asks whose id a user id beside the contact a change is about is, the contact’s preselected', async () => {
+    const { page, errors } = await open(CHANGE);
+    const question = page.locator('fieldset[data-question="user_id"]');
+    await question
+      .getByText(/^Which column is the person's id\? The payload is about PrimaryEntityId, a contact/)
+      .waitFor();
+    assert.equal(
+      await question.getByRole('radio', { name: /^PrimaryEntityId \(guessed\)/ }).isChecked(),
+      true,
+    );
+    assert.equal(await page.getByLabel('Where PrimaryEntityId goes').inputValue(), 'user_id');
+    assert.equal(await page.getByLabel('Where UserId goes').inputValue(), 'event_data');
+    // Whoever initiated the change is kept as a field, its why saying so.
+    assert.equal(await page.getByLabel('Where InitiatingUserId goes').inputValue(), 'event_data');
+    await page
+      .locator('tr[data-column="InitiatingUserId"]')
+      .getByText(/"initiating" in InitiatingUserId: whoever made the change/)
+      .waitFor();
+    await page.locator('#questions').screenshot({ path: join(shots, 'creator-question-actor.png') });
+    await question.getByRole('radio', { name: /^UserId:/ }).check();
+    assert.equal(await page.getByLabel('Where UserId goes').inputValue(), 'user_id');
+    assert.equal(await page.getByLabel('Where PrimaryEntityId goes').inputValue(), 'event_data');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  it('asks whether a batch’s envelope id is the event’s own when its events have none', async () => {
+    const { page, errors } = await open(BATCH);
+    const question = page.locator('fieldset[data-question="event_id"]');
+    await question
+      .getByText(/^Is id the event's own id\? The payload carries its events in data\.events/)
+      .waitFor();
+    assert.equal(await question.getByRole('radio', { name: /^id \(guessed\)/ }).isChecked(), true);
+    assert.equal(await page.getByLabel('Where id goes').inputValue(), 'event_id');
+    await page.locator('#questions').screenshot({ path: join(shots, 'creator-question-batch.png') });
+    await question.getByRole('radio', { name: 'No: keep id as an event field' }).check();
+    assert.equal(await page.getByLabel('Where id goes').inputValue(), 'event_data');
     assert.deepEqual(errors, []);
     await page.close();
   });

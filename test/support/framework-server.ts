@@ -33,7 +33,14 @@ export const activeDomain = (): unknown => (process as { domain?: unknown }).dom
 /** POSTs a classic Pub/Sub push of `data` to a function. */
 export function postPush(
   url: string,
-  push: { data: string; attributes: Record<string, string>; messageId: string; subscription: string },
+  push: {
+    data: string;
+    attributes: Record<string, string>;
+    messageId: string;
+    subscription: string;
+    /** Pub/Sub's count of this message's pushes (1 unless a redelivery is meant). */
+    deliveryAttempt?: number;
+  },
 ): Promise<globalThis.Response> {
   return fetch(url, {
     method: 'POST',
@@ -46,7 +53,7 @@ export function postPush(
         publishTime: new Date().toISOString(),
       },
       subscription: push.subscription,
-      deliveryAttempt: 1,
+      deliveryAttempt: push.deliveryAttempt ?? 1,
     }),
   });
 }

@@ -1,18 +1,34 @@
 /**
- * The creator measured on its labelled corpus (issue #94, test/fixtures/creator-corpus/): 161
+ * The creator measured on its labelled corpus (issue #94, test/fixtures/creator-corpus/): 181
  * vendors' samples read, inferred and guessed as the studio's page does, each guess judged
- * against the sample's truth file (scripts/creator-corpus.ts). No identity or money field is
- * filled without asking against its truth in the tuned part; every confidence the page shows is
- * right at least that often, on at least 20 guesses; the held-out part is one committed before
- * the inference changes it measures, never tuned on, its wrong guesses counted, not fixed. The
+ * against the sample's truth file (scripts/creator-corpus.ts). No identity or money field, nor
+ * event id (a wrong one folds two events into one), is filled without asking against its truth
+ * in the tuned part; every confidence the page shows is
+ * right at least that often, on at least 20 guesses; the held-out part, when one is committed
+ * (`HELD_OUT`), is one committed before the inference changes it measures, never tuned on, its
+ * wrong guesses counted, not fixed; while none is, its tests skip saying so. The
  * figures are in docs/creator-inference.md (`npm run docs`; test/unit/scripts/docs-generate.test.ts
  * checks they are current).
  */
 import assert from 'node:assert/strict';
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { CONFIDENCE_LEVELS } from '../../core/samples/guess.ts';
 import {
+  CORPUS,
+  corpusFigures,
   guessedOf,
-  HELD_OUT_6,
+  HELD_OUT,
+  HELD_OUT_MEASURED,
   heldOutDigest,
   loadCorpus,
   MEASURED,
@@ -26,23 +42,37 @@ import {
 } from '../../scripts/creator-corpus.ts';
 
 /**
- * SHA-256 of the held-out part (held-out-6/, 20 vendors none of the corpus had before, two per
- * category, chosen for payloads with several parties), committed on its own (d8593bba) before the
- * inference changes that follow the retirement of held-out-5. A changed held-out set is a commit of
- * its own that changes this, saying why. The first held-out part (c4d2dce5), the second (07adfff1,
- * pinned by ea0c722c…), the third (d03bfb75, pinned by 324a1631…), the fourth (358f7dd9, pinned by
- * be19bdb8…) and the fifth (0c487a8b, pinned by ec5553d8…) were retired into the tuned part on
- * 2026-11-27, once their errors were known.
+ * SHA-256 of the held-out part (`HELD_OUT` in scripts/creator-corpus.ts names its folder), or null
+ * while none is committed. A held-out part is committed on its own before the inference changes it
+ * is to measure; a changed held-out set is a commit of its own that changes this, saying why. The
+ * first held-out part (c4d2dce5), the second (07adfff1, pinned by ea0c722c…), the third (d03bfb75,
+ * pinned by 324a1631…), the fourth (358f7dd9, pinned by be19bdb8…), the fifth (0c487a8b, pinned by
+ * ec5553d8…), the sixth (d8593bba, pinned by 00c635f5…) and the seventh (610deebd, pinned by
+ * 91ebb7b7…, measured once: 2 wrong) were retired into the tuned part on 2026-11-27, once their
+ * errors were known.
  */
-const HELD_OUT_SHA256 = '00c635f55fa091f40859df46848d4aa97f1c604d9809300ecfb6eed9e1c461f9';
+const HELD_OUT_SHA256: string | null = '10506728ab0231793ff85593c607996f8a7eddd11afab1ba7757e26cc7fe483d';
 
 /**
- * Wrong identity, money or personal fields filled without asking in the held-out part, measured
- * once when the changes after its commit were done (2026-11-27: none). Never fixed by tuning on it
- * (that would make it one more tuned part); pinned so that a change either way is seen, and the
- * documented figure stays true.
+ * Wrong identity, money, personal fields or event ids filled without asking in the held-out part,
+ * measured once when the changes after its commit were done (`HELD_OUT_MEASURED`), or null until
+ * then. Never fixed by tuning on it (that would make it one more tuned part); pinned so that a
+ * change either way is seen, and the documented figure stays true.
  */
-const HELD_OUT_SILENT_WRONG = 0;
+const HELD_OUT_SILENT_WRONG: number | null = 2;
+
+/** Skips a held-out test with its reason in the title, so the run says why: never the tuned part's. */
+function skipFor(test: Mocha.Context, reason: string): never {
+  if (test.test) test.test.title += ` (skipped: ${reason})`;
+  test.skip();
+}
+
+/** The held-out part's folder, or the test skipped saying that none is committed. */
+function heldOut(test: Mocha.Context): string {
+  if (HELD_OUT === null)
+    skipFor(test, 'no held-out part committed; HELD_OUT in scripts/creator-corpus.ts names none');
+  return HELD_OUT;
+}
 
 const CATEGORIES = [
   'payments',
@@ -63,34 +93,41 @@ describe('the creator on its labelled corpus (issue #94)', () => {
   const vendors = (split: Sample['split']) =>
     new Set(samples.filter((s) => s.split === split).map((s) => s.vendor));
 
-  it('holds at least 60 vendors across the categories, at least 20 of them held out', () => {
-    assert.ok(
-      vendors('tuned').size + vendors('held-out-6').size >= 60,
-      `${vendors('tuned').size} + ${vendors('held-out-6').size}`,
-    );
-    assert.ok(vendors('held-out-6').size >= 20, `${vendors('held-out-6').size} held out`);
-    const both = SPLITS.flatMap((a, i) =>
-      SPLITS.slice(i + 1).flatMap((b) =>
-        [...vendors(a)].filter((v) => vendors(b).has(v)).map((v) => `${v}: ${a}, ${b}`),
-      ),
-    );
-    assert.deepEqual(both, [], 'a vendor is in one part only');
-    for (const part of SPLITS) {
-      const seen = new Set(samples.filter((s) => s.split === part).map((s) => s.truth.category));
-      assert.deepEqual(
-        CATEGORIES.filter((c) => !seen.has(c)),
-        [],
-        `${part}: categories without a sample`,
-      );
-    }
+  const categoriesMissing = (part: Sample['split']) => {
+    const seen = new Set(samples.filter((s) => s.split === part).map((s) => s.truth.category));
+    return CATEGORIES.filter((c) => !seen.has(c));
+  };
+
+  it('holds at least 60 vendors across the categories in the tuned part', () => {
+    assert.ok(vendors('tuned').size >= 60, `${vendors('tuned').size} tuned`);
+    assert.deepEqual(categoriesMissing('tuned'), [], 'tuned: categories without a sample');
   });
 
-  it('keeps the held-out part as it was committed', () => {
-    assert.equal(
-      heldOutDigest(undefined, HELD_OUT_6),
-      HELD_OUT_SHA256,
-      'test/fixtures/creator-corpus/held-out-6 changed',
+  it('has no folder that is not one of its parts', () => {
+    // A held-out part committed but not named by HELD_OUT would be neither pinned nor measured.
+    const folders = readdirSync(CORPUS, { withFileTypes: true }).filter((d) => d.isDirectory());
+    assert.deepEqual(
+      folders.map((d) => d.name).filter((name) => !SPLITS.includes(name)),
+      [],
+      'name it HELD_OUT in scripts/creator-corpus.ts and pin its hash here, or take it out',
     );
+  });
+
+  it('holds at least 20 held-out vendors across the categories, none of them tuned', function () {
+    const part = heldOut(this);
+    assert.ok(vendors(part).size >= 20, `${vendors(part).size} held out`);
+    assert.deepEqual(
+      [...vendors(part)].filter((v) => vendors('tuned').has(v)),
+      [],
+      'a vendor is in one part only',
+    );
+    assert.deepEqual(categoriesMissing(part), [], `${part}: categories without a sample`);
+  });
+
+  it('keeps the held-out part as it was committed', function () {
+    const part = heldOut(this);
+    assert.ok(HELD_OUT_SHA256, `${part} is held out but its hash is not pinned`);
+    assert.equal(heldOutDigest(part), HELD_OUT_SHA256, `test/fixtures/creator-corpus/${part} changed`);
   });
 
   it('names in every truth file only columns the sample has, and a source for every sample', () => {
@@ -109,7 +146,7 @@ describe('the creator on its labelled corpus (issue #94)', () => {
     assert.deepEqual(problems, []);
   });
 
-  it('fills no identity or money field against its truth without asking (tuned part)', () => {
+  it('fills no identity or money field, nor event id, against its truth without asking (tuned part)', () => {
     const wrong = report.silentWrong.filter((w) => w.split === 'tuned');
     assert.deepEqual(
       wrong.map((w) => `${w.sample}: ${w.column} as ${w.target}`),
@@ -117,9 +154,13 @@ describe('the creator on its labelled corpus (issue #94)', () => {
     );
   });
 
-  it('fills as many wrong identity or money fields without asking in the held-out part as documented', () => {
+  it('fills as many wrong identity or money fields or event ids without asking in the held-out part as documented', function () {
+    const part = heldOut(this);
+    if (!HELD_OUT_MEASURED)
+      skipFor(this, `${part} is not measured until the changes after its commit are done`);
+    assert.ok(HELD_OUT_SILENT_WRONG !== null, `${part} is measured but its count is not pinned`);
     // Counted, never listed: what went wrong in the held-out part is not read while tuning.
-    assert.equal(report.silentWrong.filter((w) => w.split === 'held-out-6').length, HELD_OUT_SILENT_WRONG);
+    assert.equal(report.silentWrong.filter((w) => w.split === part).length, HELD_OUT_SILENT_WRONG);
   });
 
   it('shows only calibrated confidences: each level right at least that often, on at least 20 guesses', () => {
@@ -150,5 +191,61 @@ describe('the creator on its labelled corpus (issue #94)', () => {
         );
       }
     }
+  });
+});
+
+describe('the corpus measure with a held-out part of any name', () => {
+  let root: string;
+  const part = 'held-out-x';
+  const tuned = join(CORPUS, 'tuned', 'crossmint');
+
+  before(() => {
+    root = mkdtempSync(join(tmpdir(), 'creator-corpus-'));
+    for (const [split, vendor] of [
+      ['tuned', 'a'],
+      [part, 'b'],
+    ] as const) {
+      mkdirSync(join(root, split, vendor), { recursive: true });
+      copyFileSync(join(tuned, 'users-created.json'), join(root, split, vendor, 'users-created.json'));
+      const truth = JSON.parse(readFileSync(join(tuned, 'users-created.truth.json'), 'utf8'));
+      // The held-out copy's truth says the e-mail is the business's: the creator's fill is wrong there.
+      if (split === part) truth.personal['data.email'] = 'business email';
+      writeFileSync(join(root, split, vendor, 'users-created.truth.json'), JSON.stringify(truth));
+    }
+  });
+  after(() => rmSync(root, { recursive: true, force: true }));
+
+  it('loads, measures and counts the part under its folder name', () => {
+    const report = measure(loadCorpus(root, ['tuned', part]));
+    assert.deepEqual([...report.parts.keys()], ['tuned', part]);
+    assert.equal(report.parts.get(part)?.vendors, 1);
+    assert.deepEqual(
+      report.silentWrong.map((w) => `${w.split} ${w.column} ${w.target}`),
+      [`${part} data.email email`],
+    );
+    assert.match(corpusFigures(report), /tuned 1 vendors \(1 samples\), held out 1 vendors \(1 samples\)/);
+  });
+
+  it('counts an event id filled against the truth as failing, and an event time as not', () => {
+    const [sample] = loadCorpus().filter((s) => s.name === 'maileroo/clicked.json');
+    assert.ok(sample, 'the tuned sample this check reads');
+    const taken = measure([{ ...sample, split: part }]);
+    assert.deepEqual(taken.silentWrong, []);
+    // The same payload, its truth naming other columns as the event's id and time.
+    const truth = { ...sample.truth, eventId: ['message_reference_id'], time: ['inserted_at'] };
+    const wrong = measure([{ ...sample, split: part, truth }]);
+    assert.deepEqual(
+      wrong.silentWrong.map((w) => `${w.split} ${w.column} ${w.target}`),
+      [`${part} event_id eventId`],
+    );
+    assert.equal(wrong.parts.get(part)?.roles.time.wrong, 1, 'a wrong time is counted in the figures');
+  });
+
+  it('pins the part by its bytes: one changed byte changes its hash', () => {
+    const before = heldOutDigest(part, root);
+    assert.equal(heldOutDigest(part, root), before);
+    const file = join(root, part, 'b', 'users-created.json');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('123', '124'));
+    assert.notEqual(heldOutDigest(part, root), before);
   });
 });

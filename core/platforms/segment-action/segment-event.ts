@@ -78,6 +78,8 @@ const NOT_PROPERTIES = new Set([
   'page_name',
   'personas',
   'audience_destinations',
+  // A withdrawal's exit's entry consent: the decision layer's, never the platform's.
+  'audience_entry_consent',
 ]);
 
 /**

@@ -50,6 +50,15 @@ describe('creator: the person’s id needs its place', () => {
     assert.match(lonePersonId('user_id', fields) ?? '', /nothing beside it/);
   });
 
+  it('takes no always-empty column for the person’s detail beside it', () => {
+    const fields = inferFields(
+      parseSample(JSON.stringify({ UserId: 'u_1', Stage: 40, Extension: { Id: 'x_1', Name: null } })),
+    );
+    assert.match(lonePersonId('UserId', fields) ?? '', /nothing beside it/);
+    const named = inferFields(parseSample(JSON.stringify({ UserId: 'u_1', Extension: { Name: 'Ada' } })));
+    assert.equal(lonePersonId('UserId', named), undefined);
+  });
+
   it('looks only inside the object the id sits in', () => {
     const fields = inferFields(
       parseSample(JSON.stringify({ data: { user_id: 'u_1' }, meta: { email: 'ops@example.com' } })),

@@ -279,4 +279,70 @@ describe('syncs: audience events from the warehouse (Engage’s shape)', () => {
     // A custom event of the user's own still needs a `when` naming it.
     assert.equal(segmentActionMaps(braze, 'quote_requested'), false);
   });
+
+  it('a withdrawn purpose: an exit to the destinations that had the member, the entry to the rest', () => {
+    const s = sync(spec({ key: 'vip_customers', call: 'track', destinations: ['ads', 'crm', 'late'] }));
+    // The member entered with analytics and ads granted; the model now says ads denied.
+    const kept = keptForExit(s.spec, [entry]).get(1);
+    const changed: Change = {
+      ...entry,
+      ...(kept ? { kept } : {}),
+      data: { ...entry.data, consent: { analytics: 'granted', ads: 'denied' } },
+    };
+    const { events, failed } = audienceEvents(s, [changed], SLOT);
+    assert.deepEqual(failed, []);
+    assert.deepEqual(
+      events.map((e) => e.body['event_name']),
+      ['audience_exited', 'audience_entered'],
+    );
+    const [exited, entered] = events.map((e) => stored(e.body));
+    assert.deepEqual(exited?.consent, { analytics: 'granted', ads: 'denied' });
+    assert.deepEqual(exited?.event_data['audience_entry_consent'], { analytics: 'granted', ads: 'granted' });
+    assert.equal(exited?.user_id, 'u-7');
+    assert.notEqual(
+      exited?.event_id,
+      audienceEvents(s, [{ ...exit, key: entry.key, ...(kept ? { kept } : {}) }], SLOT).events[0]?.body[
+        'event_id'
+      ],
+    );
+    // Never the platform's: the entry consent stays out of what a catalogue destination is sent.
+    assert.equal(
+      JSON.stringify(segmentEventOf(exited as StoredEvent)).includes('audience_entry_consent'),
+      false,
+    );
+    const braze = (id: string, consent: Destination['consent']) =>
+      ({
+        id,
+        type: 'segment_action',
+        destination: 'braze-cohorts',
+        actions: [{ action: 'syncAudiences' }],
+        consent,
+      }) as Destination;
+    const action = (d: Destination, e: StoredEvent | undefined) =>
+      decideOne(d, e as StoredEvent, { isKnownEvent: () => false, honorGpc: true } as never).action;
+    // Needs ads: had the member, loses it → the exit goes, the entry is skipped.
+    assert.deepEqual(
+      [action(braze('ads', ['ads']), exited), action(braze('ads', ['ads']), entered)],
+      ['send', 'skip'],
+    );
+    // Needs analytics only: keeps the member → the exit is skipped, the entry (a no-op there) goes.
+    assert.deepEqual(
+      [action(braze('crm', ['analytics']), exited), action(braze('crm', ['analytics']), entered)],
+      ['skip', 'send'],
+    );
+    // Needs a purpose never granted: never had the member → neither goes.
+    assert.deepEqual(
+      [action(braze('late', ['ad_user_data']), exited), action(braze('late', ['ad_user_data']), entered)],
+      ['skip', 'skip'],
+    );
+    // No purpose withdrawn (one granted more): only the entry.
+    const more: Change = {
+      ...changed,
+      data: { ...entry.data, consent: { analytics: 'granted', ads: 'granted', ad_user_data: 'granted' } },
+    };
+    assert.deepEqual(
+      audienceEvents(s, [more], SLOT).events.map((e) => e.body['event_name']),
+      ['audience_entered'],
+    );
+  });
 });

@@ -1,0 +1,121 @@
+/**
+ * Whose id a column named as the event's is (#94, docs/creator-inference.md#the-events-own-id).
+ * A wrong event id filled without asking folds two different events into one, as they share it,
+ * and the second is lost without a trace; so a column the creator takes as the event's id must be
+ * the event's, or the payload's own (the id of what it is about), never the id of something the
+ * payload mentions. Its name alone does not settle that: `eventId` in a booking is the booked
+ * calendar event's, and `message_id` in a bounce the bounced message's. The evidence read here:
+ *
+ * - the payload's own id, a plain `id` (`_id`, `uuid`) at the same level, each row's own and
+ *   shaped as an id: beside it, a compound name (`eventId`, `message_id`) may refer to another
+ *   thing as well as name the event, so the page asks which is the event's own id, never fills
+ *   one silently;
+ * - an object named by the compound's first words (`eventData`, `event_details`, `message`) that
+ *   the payload describes with fields of its own: the compound is then that object's id, a
+ *   reference, and the payload's own id is preselected.
+ *
+ * Delivery and request ids (`delivery_id`, `request_id`) and ids inside another object are kept
+ * out before this (delivery.ts, guess.ts), and trace ids are never named as an event's. Pure.
+ */
+import { atEnvelopeTop, everyRowOwn, idShaped } from './delivery.ts';
+import { nameWords } from './names.ts';
+import type { Question } from './questions.ts';
+import type { InferredField } from './sample.ts';
+import { dataFieldName } from './suggest.ts';
+
+/** A column's guess as the guesses are being made (guess.ts's `ColumnGuess` before its confidence). */
+interface Guess {
+  readonly column: string;
+  readonly target: string;
+  readonly field?: string;
+  readonly why: string;
+}
+
+/** A name that is an id and nothing else: the payload's own. */
+const PLAIN_ID = /^_*(id|uuid)$/i;
+
+const leafOf = (column: string) => column.slice(column.lastIndexOf('.') + 1);
+const parentOf = (column: string) => (column.includes('.') ? column.slice(0, column.lastIndexOf('.')) : '');
+
+/** The words before `id` of a compound id's name (`eventId` → `event`), or none for a plain id. */
+function refersTo(column: string): string[] {
+  const words = nameWords(leafOf(column));
+  return words.length > 1 && /^(id|uuid)$/.test(words.at(-1) ?? '') ? words.slice(0, -1) : [];
+}
+
+/**
+ * The object of the payload, beside the column, that the compound's words name and that holds
+ * fields other than ids (`eventData` with `eventData.name`): the thing whose id the column is.
+ */
+function describedObject(fields: readonly InferredField[], column: string, words: readonly string[]) {
+  const parent = parentOf(column);
+  const depth = parent === '' ? 0 : parent.split('.').length;
+  const described = fields.find((f) => {
+    const segs = f.name.split('.');
+    if (f.name === column || segs.length < depth + 2) return false;
+    if (parent !== '' && !f.name.startsWith(`${parent}.`)) return false;
+    const own = nameWords(segs[depth] ?? '');
+    if (!words.every((w, i) => own[i] === w)) return false;
+    const leaf = nameWords(segs.at(-1) ?? '');
+    return f.distinct > 0 && leaf.at(-1) !== 'id' && leaf.at(-1) !== 'uuid';
+  });
+  return described?.name
+    .split('.')
+    .slice(0, depth + 1)
+    .join('.');
+}
+
+/**
+ * The question of which column is the event's own id, where the column taken as it is named as
+ * an event id beside the payload's own plain id (module comment); undefined where no doubt. The
+ * guesses are rewritten in place so that the question's first option is the one taken: the
+ * named column, or the payload's own id when the named one is the id of an object the payload
+ * describes.
+ */
+export function ownIdQuestion(
+  fields: readonly InferredField[],
+  rows: readonly Record<string, unknown>[],
+  base: Guess[],
+): Question | undefined {
+  const named = base.findIndex((g) => g.target === 'event_id');
+  const chosen = base[named];
+  if (!chosen || !atEnvelopeTop(chosen.column)) return undefined;
+  const words = refersTo(chosen.column);
+  if (words.length === 0) return undefined;
+  const parent = parentOf(chosen.column);
+  const own = base.findIndex((g) => {
+    const f = fields.find((x) => x.name === g.column);
+    return (
+      g.target === 'event_data' &&
+      f !== undefined &&
+      (f.type === 'string' || f.type === 'integer') &&
+      parentOf(g.column) === parent &&
+      PLAIN_ID.test(leafOf(g.column)) &&
+      everyRowOwn(rows, g.column) &&
+      idShaped(rows, g.column)
+    );
+  });
+  const mine = base[own];
+  if (!mine) return undefined;
+  const object = describedObject(fields, chosen.column, words);
+  const ownWhy = "the payload's own id: the id of what it is about";
+  const namedWhy = object
+    ? `named as an event id, but the payload describes that ${words.join(' ')} (${object}): its id, a reference`
+    : `named as an event id, but the payload has its own id (${mine.column}) beside it, and the name may refer to something it mentions`;
+  if (object) {
+    base[own] = { column: mine.column, target: 'event_id', why: `${ownWhy}; asked above, preselected` };
+    base[named] = {
+      column: chosen.column,
+      target: 'event_data',
+      field: dataFieldName(chosen.column),
+      why: `${namedWhy}; kept as a field, asked above`,
+    };
+  }
+  const first = object ? { column: mine.column, why: ownWhy } : { column: chosen.column, why: namedWhy };
+  const second = object ? { column: chosen.column, why: namedWhy } : { column: mine.column, why: ownWhy };
+  return {
+    target: 'event_id',
+    ask: `Which column is the event's own id? ${chosen.column} is named as one, ${mine.column} is the payload's own: a wrong one folds different events into one.`,
+    options: [first, second],
+  };
+}

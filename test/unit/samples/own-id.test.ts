@@ -1,0 +1,87 @@
+/**
+ * The event's own id (issue #94, core/samples/own-id.ts and its use in guess.ts): a column named
+ * as an event id beside the payload's own plain id is asked about, never filled silently; where
+ * the payload describes an object of the name's words (`eventData` beside `eventId`), the column
+ * is that object's id and the payload's own id is preselected. Delivery, request and trace ids are
+ * never the event's.
+ */
+import assert from 'node:assert/strict';
+import { guessChoices, inferFields, parseSample } from '../../../core/samples/index.ts';
+
+function guess(body: unknown) {
+  const sample = parseSample(JSON.stringify(body));
+  return guessChoices(inferFields(sample), sample.rows);
+}
+type Guessed = ReturnType<typeof guess>;
+const idQuestion = (g: Guessed) => g.questions.find((q) => q.target === 'event_id');
+const eventIds = (g: Guessed) => g.columns.filter((c) => c.target === 'event_id').map((c) => c.column);
+
+describe('creator: the event’s own id', () => {
+  it('preselects the payload’s own id when the named one is the id of an object it describes', () => {
+    const g = guess({
+      id: 206,
+      eventId: 98146,
+      contactId: 41,
+      email: 'jane@example.com',
+      eventData: { name: 'Weekly call', location: 'online' },
+    });
+    assert.deepEqual(eventIds(g), ['id']);
+    const q = idQuestion(g);
+    assert.deepEqual(
+      q?.options.map((o) => o.column),
+      ['id', 'eventId'],
+    );
+    assert.match(q?.options[1]?.why ?? '', /describes that event \(eventData\): its id, a reference/);
+    assert.equal(g.columns.find((c) => c.column === 'eventId')?.target, 'event_data');
+    // Asked, so shown with no more certainty than a question's.
+    assert.equal(g.columns.find((c) => c.column === 'id')?.confidence, 0.5);
+  });
+
+  it('asks, the named one preselected, when the payload has its own id beside it and describes nothing by that name', () => {
+    const g = guess({
+      event_id: 'webhook-event-1',
+      id: 'user-1',
+      action: 'CREATE',
+      user: { name: 'Ada', created_at: '2024-01-02T03:04:05Z' },
+    });
+    assert.deepEqual(eventIds(g), ['event_id']);
+    assert.deepEqual(
+      idQuestion(g)?.options.map((o) => o.column),
+      ['event_id', 'id'],
+    );
+    assert.equal(g.columns.find((c) => c.column === 'event_id')?.confidence, 0.5);
+  });
+
+  it('fills a named event id without asking where the payload has no id of its own beside it', () => {
+    const g = guess({
+      event_id: 'cb91d714',
+      event_type: 'clicked',
+      event_data: { ip: '203.0.113.9', user_agent: 'Mozilla/5.0' },
+    });
+    assert.deepEqual(eventIds(g), ['event_id']);
+    assert.equal(idQuestion(g), undefined);
+  });
+
+  it('does not count an id two rows share, or one inside another object, as the payload’s own', () => {
+    const rows = [
+      { id: 'a', messageId: 'm1', message: { subject: 'Hi' } },
+      { id: 'a', messageId: 'm2', message: { subject: 'Hello' } },
+    ];
+    const sample = parseSample(JSON.stringify(rows));
+    const g = guessChoices(inferFields(sample), sample.rows);
+    assert.deepEqual(eventIds(g), ['messageId']);
+    assert.equal(idQuestion(g), undefined);
+    const nested = guess({ messageId: 'm1', data: { id: 'o1', status: 'sent' } });
+    assert.equal(idQuestion(nested), undefined);
+  });
+
+  it('never takes a delivery’s, a request’s or a trace’s id as the event’s', () => {
+    const ids = {
+      request_id: 'req_1',
+      trace_id: '4bf92f3577b34da6a3ce929d0e0e4736',
+      span_id: '00f067aa0ba902b7',
+    };
+    const g = guess({ ...ids, delivery_id: 'dlv_1', type: 'order.paid', data: { id: 'o1', status: 'paid' } });
+    assert.deepEqual(eventIds(g), []);
+  });
+});
