@@ -126,7 +126,13 @@ export function rivalPartyQuestions(
     const ownWhy = own ? `the ${own}'s ${KIND_WORDS[kind]}` : `names no party`;
     const options = [
       { column: g.column, why: `${ownWhy}; the payload also names ${named}` },
-      ...rivals.map((r) => ({ column: r.column, why: `the ${r.party}'s ${KIND_WORDS[kind]}` })),
+      ...rivals.map((r) => ({
+        column: r.column,
+        why:
+          r === best
+            ? `the ${r.party}'s ${KIND_WORDS[kind]}: likelier the person's than the ${own}'s, a user being as often whoever works in the vendor's software`
+            : `the ${r.party}'s ${KIND_WORDS[kind]}`,
+      })),
     ];
     if (best) {
       const j = base.findIndex((x) => x.column === best.column);
