@@ -123,7 +123,7 @@ export function rivalPartyQuestions(
     );
     const best = rivals.find((r) => own !== undefined && likelier(own, r.party));
     const named = others.map((p) => `a ${p} (${candidates.find((c) => c.party === p)?.column})`).join(', ');
-    const ownWhy = own ? `the ${own}'s ${KIND_WORDS[kind]}` : `names no party`;
+    const ownWhy = own ? `the ${own}'s ${KIND_WORDS[kind]}` : 'its name and place name no party';
     const options = [
       { column: g.column, why: `${ownWhy}; the payload also names ${named}` },
       ...rivals.map((r) => ({

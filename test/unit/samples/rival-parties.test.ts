@@ -65,6 +65,17 @@ describe('the creator: rival candidates for the person', () => {
     assert.match(email?.options[0]?.why ?? '', /contact \(contact_id\)/);
   });
 
+  it('asks about a detail that names no party, beside a user and a contact', () => {
+    const g = read({ id: 'c_1', email: 'ada@example.com', contact_id: 'ct_1', user_id: 'u_2' });
+    assert.deepEqual(silent(g), []);
+    const email = rivalQuestions(g).find((q) => q.target === 'user.email');
+    assert.deepEqual(
+      email?.options.map((o) => o.column),
+      ['email'],
+    );
+    assert.match(email?.options[0]?.why ?? '', /^its name and place name no party/);
+  });
+
   it('asks at any depth: a customer object beside a user object', () => {
     const g = read({
       id: 'evt_1',
