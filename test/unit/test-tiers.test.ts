@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, matchesGlob, relative, resolve } from 'node:path';
+import { dirname, join, matchesGlob, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -36,33 +36,39 @@ describe('test tiers: test:fast starts no browser', () => {
     for (const glob of globs) assert.ok(glob.endsWith('!(*.browser).test.ts'), `${glob} takes browser tests`);
   });
 
-  it("every test of test:fast's folders that launches a browser is named *.browser.test.ts", () => {
+  it('every test that launches a browser, in any folder, is named *.browser.test.ts', () => {
     const problems: string[] = [];
-    for (const file of [...testFiles('test/unit'), ...testFiles('test/gateway')])
+    const emulators = readdirSync(join(root, 'emulators'))
+      .map((e) => `emulators/${e}/test`)
+      .filter((d) => statSync(join(root, d), { throwIfNoEntry: false })?.isDirectory());
+    for (const file of [...testFiles('test'), ...emulators.flatMap(testFiles)])
       if (LAUNCHES.test(readFileSync(join(root, file), 'utf8')) && !file.endsWith('.browser.test.ts'))
         problems.push(file);
     assert.deepEqual(problems, []);
   });
 
-  it('every folder holding browser tests is one test:e2e and npm test run', () => {
+  it('test:integration takes no browser test', () => {
+    for (const glob of globsOf(scripts['test:integration'] ?? ''))
+      if (glob.startsWith('test/'))
+        assert.ok(glob.endsWith('!(*.browser).test.ts'), `${glob} takes browser tests`);
+  });
+
+  it('every browser test is one test:e2e and npm test run', () => {
     const e2e = globsOf(scripts['test:e2e'] ?? '');
     const all = globsOf(scripts['test'] ?? '');
-    const folders = new Set(
-      testFiles('test')
-        .filter((f) => f.endsWith('.browser.test.ts'))
-        .map((f) => relative(root, join(root, dirname(f)))),
+    const browser = testFiles('test').filter((f) => f.endsWith('.browser.test.ts'));
+    assert.ok(
+      browser.some((f) => f.startsWith('test/gateway/')),
+      browser.join(', '),
     );
-    assert.ok(folders.has('test/gateway'), [...folders].join(', '));
-    for (const folder of folders) {
-      const covers = (g: string) =>
-        g === `${folder}/*.browser.test.ts` || g.startsWith(`${folder}/**/*.test.ts`);
+    for (const file of browser) {
       assert.ok(
-        e2e.some(covers) || e2e.some((g) => folder.startsWith('test/e2e') && g === 'test/e2e/**/*.test.ts'),
-        `test:e2e runs no browser test of ${folder}`,
+        e2e.some((g) => matchesGlob(file, g)),
+        `test:e2e does not run ${file}`,
       );
       assert.ok(
-        all.some(covers) || all.some((g) => g === `${folder.split('/').slice(0, 2).join('/')}/**/*.test.ts`),
-        `npm test runs no browser test of ${folder}`,
+        all.some((g) => matchesGlob(file, g)),
+        `npm test does not run ${file}`,
       );
     }
   });
