@@ -25,6 +25,7 @@ import { ownIdQuestion } from './own-id.ts';
 import { partyRole, unclaimedDetailQuestions } from './party.ts';
 import { lonePersonIdQuestions } from './person-id-evidence.ts';
 import { type Evidence, evidenceOf, type Question, questionsFor } from './questions.ts';
+import { rivalPartyQuestions } from './rival-parties.ts';
 import { directionOf, notARegion, objectTypes, type RoleReading, versionNamed } from './roles.ts';
 import type { InferredField } from './sample.ts';
 import { reportedSteps, stepTimeOf } from './step-time.ts';
@@ -495,6 +496,9 @@ export function guessChoices(
       asQuestions,
       new Set(questions.flatMap((q) => q.options.map((o) => o.column))),
     ),
+  );
+  questions.push(
+    ...rivalPartyQuestions(fields, base, new Set(questions.flatMap((q) => q.options.map((o) => o.column)))),
   );
   const rivals = amountRivals(fields, rows, base, suggestions);
   if (rivals) questions.push(rivals);

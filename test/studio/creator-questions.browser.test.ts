@@ -9,7 +9,8 @@
  * question about one column ("is user_id the person's id?") answered no, its column then kept as
  * an event field, and answered yes again (issue #94); a user id beside the contact a change is
  * about asked, the contact's id preselected, and a batch's envelope id asked when its events have
- * no id of their own (issue #94). Screenshots go to $SCREENSHOTS or a temporary folder.
+ * no id of their own (issue #94); a user's id and e-mail beside a contact's id asked, the
+ * contact's id preselected (issue #94). Screenshots go to $SCREENSHOTS or a temporary folder.
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
@@ -59,6 +60,16 @@ const CHANGE = JSON.stringify({
   InitiatingUserId: '75c2dd85-e89e-e711',
   UserId: '75c2dd85-e89e-e711',
   OperationCreatedOn: '2026-11-20T10:00:00Z',
+});
+
+/** A support call, flat: the customer's id beside the id, name and e-mail of the user who took it. */
+const CALL = JSON.stringify({
+  ticket_id: 67890,
+  contact_id: 11111,
+  user_id: 22222,
+  user_name: 'Sam Agent',
+  user_email: 'sam.agent@example.com',
+  duration: 180,
 });
 
 /**
@@ -170,6 +181,28 @@ describe('studio creator: questions, evidence and a fixed currency', function ()
     await question.getByRole('radio', { name: /^UserId:/ }).check();
     assert.equal(await page.getByLabel('Where UserId goes').inputValue(), 'user_id');
     assert.equal(await page.getByLabel('Where PrimaryEntityId goes').inputValue(), 'event_data');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  it('asks whose id and e-mail a user beside a contact holds, the contact’s id preselected', async () => {
+    const { page, errors } = await open(CALL);
+    const id = page.locator('fieldset[data-question="user_id"]');
+    await id.getByText(/^Whose id is the person's\? The payload names more than one party/).waitFor();
+    assert.equal(await id.getByRole('radio', { name: /^contact_id \(guessed\)/ }).isChecked(), true);
+    assert.equal(await page.getByLabel('Where contact_id goes').inputValue(), 'user_id');
+    assert.equal(await page.getByLabel('Where user_id goes').inputValue(), 'event_data');
+    const email = page.locator('fieldset[data-question="user.email"]');
+    await email.getByText(/^Whose e-mail address is the person's\?/).waitFor();
+    await email
+      .getByText(/the user's e-mail address; the payload also names a contact \(contact_id\)/)
+      .waitFor();
+    await page.locator('#questions').screenshot({ path: join(shots, 'creator-question-rival.png') });
+    await id.getByRole('radio', { name: /^user_id:/ }).check();
+    assert.equal(await page.getByLabel('Where user_id goes').inputValue(), 'user_id');
+    assert.equal(await page.getByLabel('Where contact_id goes').inputValue(), 'event_data');
+    await email.getByRole('radio', { name: 'No: keep user_email as an event field' }).check();
+    assert.equal(await page.getByLabel('Where user_email goes').inputValue(), 'event_data');
     assert.deepEqual(errors, []);
     await page.close();
   });
