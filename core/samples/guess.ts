@@ -723,7 +723,13 @@ function currencyBesideValue(
   // The same codes in every row: either is the value's currency, the payload's own stays.
   if (rows.every((r) => String(r[from.column]).toUpperCase() === String(r[to.column]).toUpperCase())) return;
   columns[beside] = { ...to, field: 'currency', why: `${from.why}; the currency beside the value ${value}` };
-  columns[taken] = { ...from, ...(to.field ? { field: to.field } : {}), why: to.why };
+  // The other is left over, kept under its own name as any column is (suggest.ts), not the name
+  // the currency beside the value had.
+  columns[taken] = {
+    ...from,
+    field: dataFieldName(from.column),
+    why: `event field: currency went to ${to.column}, the currency beside the value ${value}`,
+  };
 }
 
 /** The index of a currency column in the same object as `column` (`amount.currency` beside `amount.value`), or -1. */
