@@ -9,6 +9,7 @@
  * action's `batch_size`; an action switched to `enable_batching: false` sends each event alone.
  */
 import assert from 'node:assert/strict';
+import { REDELIVERY_RECORD } from '../../core/claims/send-once.ts';
 import { type ForwardDeps, type ForwardResult, forwardPush } from '../../core/delivery/forward.ts';
 import type { StoredEvent } from '../../core/event.ts';
 import type { Destination } from '../../schemas/settings.ts';
@@ -74,11 +75,20 @@ describe('segment_action batches: performBatch from forward-catalog, one row and
       assert.deepEqual(row?.identifiers, ['email']);
     }
     assert.ok(results.every((r) => r.ack));
-    // Send-once stays per event: a copy of one of them is not sent again.
-    const again = await deliver([event('b-2', 'b@example.com')]);
-    assert.equal(stand.captured.length, 1, 'the copy was not sent');
-    assert.equal(again[0]?.ack, true);
-    assert.notEqual(rowOf(again, 'b-2')?.status, 'delivered');
+    // Send-once stays per event: the same message again (its acknowledgement lost) records its
+    // delivery again, another message's copy folds; neither is sent.
+    const again = await forwardPush(push(event('b-2', 'b@example.com'), 'klaviyo', 2), forward);
+    const copy = await forwardPush(
+      { ...push(event('b-2', 'b@example.com'), 'klaviyo'), messageId: 'm-copy' },
+      forward,
+    );
+    assert.equal(stand.captured.length, 1, 'the copies were not sent');
+    assert.deepEqual([again.ack, copy.ack], [true, true]);
+    assert.ok(
+      rowOf([again], 'b-2')?.reason?.startsWith(REDELIVERY_RECORD),
+      rowOf([again], 'b-2')?.reason ?? '',
+    );
+    assert.equal(rowOf([copy], 'b-2')?.status, 'folded');
   });
 
   it("events of two audiences' settings, or an audience's and an ordinary one, never share a request", async () => {
