@@ -327,6 +327,10 @@ export async function startBigQueryEmulator(opts: BigQueryEmulatorOptions): Prom
       }
     })();
   });
+  // Idle keep-alive connections stay open as Google's front ends keep them (and as the other
+  // emulators do): with Node's 5 s default a client reusing an idle socket as the server closed it
+  // got ECONNRESET on a POST, which the client libraries do not retry (a CI run's `sync run`).
+  server.keepAliveTimeout = 65_000;
   const host = opts.host ?? '127.0.0.1';
   // The Storage Write API on the same port: HTTP/2 connections go to grpc-js.
   const grpcServer = new grpc.Server({

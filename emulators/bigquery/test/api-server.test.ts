@@ -1,5 +1,6 @@
 /** BigQuery emulator API: the server and malformed requests, through the real @google-cloud/bigquery client (and raw fetch where the wire matters). */
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { BigQuery } from '@google-cloud/bigquery';
 import { type Harness, P, startHarness } from './support/helpers.ts';
 
@@ -17,6 +18,27 @@ describe('BigQuery emulator API: the server and malformed requests', () => {
       const res = await fetch(`${h.emulator.url}/health`);
       assert.equal(res.status, 200);
       assert.deepStrictEqual(await res.json(), { status: 'ok', jobLatencyMs: 0, cancelledJobs: 0 });
+    });
+
+    it('keeps an idle keep-alive connection open past Node’s 5 s default, as Google’s front ends do', async () => {
+      // A client that reuses an idle socket the server has just closed gets ECONNRESET on a POST,
+      // which the client libraries do not retry; the server must not be the one to close first.
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+      const get = () =>
+        new Promise<{ status: number; reused: boolean }>((resolve, reject) => {
+          const req = http.get(`${h.emulator.url}/health`, { agent }, (res) => {
+            res.resume();
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, reused: req.reusedSocket }));
+          });
+          req.on('error', reject);
+        });
+      try {
+        assert.deepEqual(await get(), { status: 200, reused: false });
+        await new Promise((r) => setTimeout(r, 6_000));
+        assert.deepEqual(await get(), { status: 200, reused: true }, 'the idle socket was closed');
+      } finally {
+        agent.destroy();
+      }
     });
 
     it('serves the API with and without the /bigquery/v2 prefix', async () => {
