@@ -93,6 +93,23 @@ describe('gateway: the tag reads the site’s consent platform', function () {
   /** The first published event named `name`, once it is there. */
   const event = (name: string) =>
     until(name, async () => events().find((e) => e['event_name'] === name), 15_000, 50);
+  /**
+   * The first event named `name` sent from the page at `path`: a page of an earlier test may still
+   * send (at pagehide, after a slow CMP) after the list was cleared, and its page view is not this one's.
+   */
+  const eventFrom = (name: string, path: string) =>
+    until(
+      `${name} from ${path}`,
+      async () =>
+        events().find(
+          (e) =>
+            e['event_name'] === name &&
+            new URL(String((e['page'] as { url?: unknown } | undefined)?.url ?? 'http://x/')).pathname ===
+              path,
+        ),
+      15_000,
+      50,
+    );
   const visit = async (path: string, head: string, readerDelayMs = 0): Promise<Page> => {
     heads.set(path, head);
     const page = await (await (browser as Browser).newContext()).newPage();
@@ -470,7 +487,7 @@ describe('gateway: the tag reads the site’s consent platform', function () {
       '/reader-tcf',
       tcfCmp({ tcString: TC_ALL, gdprApplies: true, eventStatus: 'tcloaded', cmpStatus: 'loaded' }, 10),
     );
-    assert.equal((await event('page_view')).consent?.['tcf'], TC_ALL);
+    assert.equal((await eventFrom('page_view', '/reader-tcf')).consent?.['tcf'], TC_ALL);
     await tell(withCmp.page, 'track', 'second');
     await event('second');
     assert.equal(withCmp.asked.length, 1, withCmp.asked.join(' '));
@@ -480,7 +497,7 @@ describe('gateway: the tag reads the site’s consent platform', function () {
     pub.calls.length = 0;
     // gtag's snippet without a consent command: nothing to read yet, so nothing asked for.
     const plain = await readerLoads('/reader-none', gtag());
-    await event('page_view');
+    await eventFrom('page_view', '/reader-none');
     assert.deepEqual(plain.asked, []);
     // A Consent Mode command pushed later: the reader comes, and the next event carries its state.
     await plain.page.evaluate(() =>
@@ -518,7 +535,7 @@ describe('gateway: the tag reads the site’s consent platform', function () {
     await context.route('**/v1/tag-cmp.js*', (route) => route.abort('blockedbyclient'));
     const page = await context.newPage();
     await page.goto(`${origin}/reader-blocked`);
-    const view = await event('page_view');
+    const view = await eventFrom('page_view', '/reader-blocked');
     assert.equal(view.consent?.['gdpr_applies'], true, 'the TCF CMP unread: GDPR said to apply');
     assert.equal(view.consent?.['tcf'], undefined);
     assert.equal(forMeta(view), 'consent TCF string missing (gdpr_applies true)');
