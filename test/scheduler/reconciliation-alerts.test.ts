@@ -33,7 +33,10 @@ describe('alerts: counted below, sent below, went quiet', function () {
   const settings = testSettings({ destinations: ['meta', 'slow', 'idle'].map(hook) });
   const p = plan(settings);
   const now = new Date();
-  const day = now.toISOString().slice(0, 10);
+  // Twenty events are stored ten minutes before now; the platform counts them on their own day,
+  // which just after midnight UTC is yesterday.
+  const t = now.getTime() - 10 * 60_000;
+  const day = new Date(t).toISOString().slice(0, 10);
   let dir: string;
   let emu: BigQueryEmulator;
   let bigquery: BigQuery;
@@ -52,7 +55,6 @@ describe('alerts: counted below, sent below, went quiet', function () {
     const ds = bigquery.dataset(p.dataset);
     const at = (ms: number) => new Date(ms).toISOString();
     // Twenty events stored ten minutes ago.
-    const t = now.getTime() - 10 * 60_000;
     await ds.table('events').insert(
       Array.from({ length: 20 }, (_, i) => ({
         event_id: `e${i}`,
