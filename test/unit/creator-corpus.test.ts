@@ -1,5 +1,5 @@
 /**
- * The creator measured on its labelled corpus (issue #94, test/fixtures/creator-corpus/): 201
+ * The creator measured on its labelled corpus (issue #94, test/fixtures/creator-corpus/): 221
  * vendors' samples read, inferred and guessed as the studio's page does, each guess judged
  * against the sample's truth file (scripts/creator-corpus.ts). No identity or money field, nor
  * event id (a wrong one folds two events into one), is filled without asking against its truth
@@ -49,9 +49,10 @@ import {
  * pinned by 324a1631…), the fourth (358f7dd9, pinned by be19bdb8…), the fifth (0c487a8b, pinned by
  * ec5553d8…), the sixth (d8593bba, pinned by 00c635f5…), the seventh (610deebd, pinned by
  * 91ebb7b7…, measured once: 2 wrong) and the eighth (0c11602c, pinned by 10506728…, measured once:
- * 2 wrong) were retired into the tuned part on 2026-11-27, once their errors were known.
+ * 2 wrong) were retired into the tuned part on 2026-11-27, once their errors were known; the ninth
+ * (9bc0e2a9, pinned by d45323ea…, measured once: 2 wrong) on 2026-11-28.
  */
-const HELD_OUT_SHA256: string | null = 'd45323ea8b5c9a6b859746fa7c44b9d174d5c38b23bad403e09b0af3da0faa23';
+const HELD_OUT_SHA256: string | null = null;
 
 /**
  * Wrong identity, money, personal fields or event ids filled without asking in the held-out part,
@@ -59,7 +60,7 @@ const HELD_OUT_SHA256: string | null = 'd45323ea8b5c9a6b859746fa7c44b9d174d5c38b
  * then. Never fixed by tuning on it (that would make it one more tuned part); pinned so that a
  * change either way is seen, and the documented figure stays true.
  */
-const HELD_OUT_SILENT_WRONG: number | null = 2;
+const HELD_OUT_SILENT_WRONG: number | null = null;
 
 /** Skips a held-out test with its reason in the title, so the run says why: never the tuned part's. */
 function skipFor(test: Mocha.Context, reason: string): never {
