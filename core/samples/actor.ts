@@ -113,17 +113,20 @@ function kindBeside(fields: readonly InferredField[], id: string): Subject['kind
 const TYPE_NAMES = new Set(['type', 'event', 'eventtype', 'eventname', 'topic', 'trigger']);
 
 /**
- * The record the event's type names, when a column at the envelope's level is its id: an
- * `envelope-sent` beside `data.envelopeId`, a `booking.created` beside `booking_id`. The type's
- * first words name the record (the longest run of up to three that some id column is named
- * after), and its kind is that record's name.
+ * The record the event's type names and its id column, among the columns `where` admits: an
+ * `envelope-sent` beside `data.envelopeId`, a `booking.created` beside `identifiers.bookingId`.
+ * The type's first words name the record (the longest run of up to three that some id column is
+ * named after); `kind` is the type's column and that record's name.
  */
-function typeNamedSubject(fields: readonly InferredField[]): Subject | undefined {
+export function recordNamedByType(
+  fields: readonly InferredField[],
+  where: (column: string) => boolean,
+): Subject | undefined {
   const ids = fields.filter(
     (f) =>
       f.distinct > 0 &&
       (f.type === 'string' || f.type === 'integer') &&
-      atEnvelope(f.name) &&
+      where(f.name) &&
       ID_WORDS.has(nameWords(segmentsOf(f.name).at(-1) as string).at(-1) as string),
   );
   for (const t of fields) {
@@ -149,11 +152,11 @@ function typeNamedSubject(fields: readonly InferredField[]): Subject | undefined
 /**
  * The payload's subject (module comment), or undefined: the first column at the envelope's level
  * whose name is a subject word followed by an id word (`PrimaryEntityId`, `record_id`), or the
- * `id` of a `subject`, `target` or `entity` object there; else the id of the record the event's
- * type names (`typeNamedSubject`). Always-empty columns name nothing.
+ * `id` of a `subject`, `target` or `entity` object there; else the id at the envelope's level of
+ * the record the event's type names (`recordNamedByType`). Always-empty columns name nothing.
  */
 export function subjectOf(fields: readonly InferredField[]): Subject | undefined {
-  return namedSubject(fields) ?? typeNamedSubject(fields);
+  return namedSubject(fields) ?? recordNamedByType(fields, atEnvelope);
 }
 
 function namedSubject(fields: readonly InferredField[]): Subject | undefined {

@@ -21,7 +21,7 @@ import { batchIdQuestion } from './batch-envelope.ts';
 import { atEnvelopeTop, deliveryColumns, envelopeEventId } from './delivery.ts';
 import { identityEvidence, leafSide, personalDetail, personObjectId } from './evidence.ts';
 import { fieldName, nameWords } from './names.ts';
-import { ownIdQuestion } from './own-id.ts';
+import { deliveredIdQuestion, ownIdQuestion } from './own-id.ts';
 import { partyRole, unclaimedDetailQuestions } from './party.ts';
 import { lonePersonIdQuestions } from './person-id-evidence.ts';
 import { type Evidence, evidenceOf, type Question, questionsFor } from './questions.ts';
@@ -484,6 +484,8 @@ export function guessChoices(
   if (idQuestion) questions.push(idQuestion);
   const batchQuestion = idQuestion ? undefined : batchIdQuestion(fields, base);
   if (batchQuestion) questions.push(batchQuestion);
+  const deliveredQuestion = idQuestion || batchQuestion ? undefined : deliveredIdQuestion(fields, base);
+  if (deliveredQuestion) questions.push(deliveredQuestion);
   questions.push(...actorAsks);
   questions.push(
     ...thinEvidenceQuestions(asQuestions, new Set(questions.flatMap((q) => q.options.map((o) => o.column)))),
