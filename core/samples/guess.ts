@@ -13,8 +13,9 @@ import { actorQuestions, actorRefusal } from './actor.ts';
 import {
   type AmountGuess,
   type MinorUnitsOffer,
+  mayBeTheValue,
   minorUnitsOffer,
-  notTheValue,
+  timeShapedAmount,
   wholeNumbers,
 } from './amounts.ts';
 import { batchIdQuestion } from './batch-envelope.ts';
@@ -30,7 +31,7 @@ import { directionOf, notARegion, objectTypes, type RoleReading, versionNamed } 
 import type { InferredField } from './sample.ts';
 import { reportedSteps, stepTimeOf } from './step-time.ts';
 import { dataFieldName, type MappingSuggestion, type SuggestColumn, suggestMappings } from './suggest.ts';
-import { actorAbove, thinEvidenceQuestions, timeShapedAmount } from './two-evidence.ts';
+import { actorAbove, thinEvidenceQuestions } from './two-evidence.ts';
 
 export type { Evidence, Question } from './questions.ts';
 
@@ -167,7 +168,7 @@ type Refusal = (column: string, target: string) => string | undefined;
  * PayPal's `payee`, an issue's `user`), a region from a `state` that is a status or stands beside
  * no place, the page's URL from a URL that is not named as the page's.
  */
-function refusals(fields: readonly InferredField[]): Refusal {
+function refusals(fields: readonly InferredField[], rows: readonly Record<string, unknown>[]): Refusal {
   const typeOf = objectTypes(fields);
   const direction = directionOf(fields);
   const byName = new Map(fields.map((f) => [f.name, f]));
@@ -191,7 +192,7 @@ function refusals(fields: readonly InferredField[]): Refusal {
       return target === 'user.region' && f ? notARegion(column, f, columns) : undefined;
     }
     // An amount is a number that is not a time (FastSpring's `changedValue` in epoch milliseconds).
-    if (target === 'value' && f) return timeShapedAmount(f);
+    if (target === 'value' && f) return timeShapedAmount(f, rows);
     // A currency is told by its codes, not by its name alone ("Credit Card" under `payment_currency`).
     if (target === 'currency' && f && f.format !== 'currency') return 'its values are not currency codes';
     if (target === 'page.url' && !pageColumn(column)) return 'not named as the page’s';
@@ -404,7 +405,7 @@ export function guessChoices(
   });
   // Refused targets are refused before they are given out: an issue's `user.email` cannot keep
   // the person's e-mail from `billing.email`, nor an always-null `phone` from `billing_address.phone`.
-  const refuse = refusals(fields);
+  const refuse = refusals(fields, rows);
   const typeOf = objectTypes(fields);
   const suggestions = suggestMappings(fields.map(asColumn), { refuse: (c, t) => refuse(c, t) !== undefined });
   const eventTime = chooseEventTime(fields, rows, options.window);
@@ -443,6 +444,14 @@ export function guessChoices(
       consent.push({ column: s.column, why: `${s.column} reads like consent` });
       return { column: s.column, ...own, why };
     }
+    // A column named `value` keeps its own name, but values that are times never make it the value.
+    const time = own.field === 'value' ? timeShapedAmount(f, rows) : undefined;
+    if (time)
+      return {
+        column: s.column,
+        ...own,
+        why: `event field under its own name, but ${time}: not the event's value`,
+      };
     if (s.target === 'event_data' && s.field !== undefined) {
       const alone = refusedWhy(asColumn(f), refuse);
       if (alone) return { column: s.column, ...own, why: alone };
@@ -528,7 +537,7 @@ export function guessChoices(
   });
   const eventName = chooseEventName(fields, named);
   textAmount(fields, rows, columns);
-  const value = amountGuess(columns, 'value');
+  const value = amountGuess(columns, 'value', keptAsValue(fields, rows));
   if (value) currencyBesideValue(fields, rows, columns, value.column);
   if (value) moneyWithoutCurrency(fields, columns, questions, value.column);
   // A currency says what the value is in: without a value, no column is the event's currency.
@@ -597,13 +606,13 @@ function textAmount(
   rows: readonly Record<string, unknown>[],
   columns: ColumnGuess[],
 ): void {
-  if (columns.some((c) => c.field === 'value')) return;
+  if (columns.some(keptAsValue(fields, rows))) return;
   // Digits written as text are an amount only beside a currency in the same object: a survey's
   // score ("9" under `response.value`) is digits too.
   const text = fields.filter(
     (f) =>
       f.type === 'string' &&
-      !notTheValue(f.name) &&
+      mayBeTheValue(f, rows) &&
       wholeNumbers(f, rows) &&
       currencyBeside(fields, f.name) >= 0,
   );
@@ -665,7 +674,7 @@ function amountRivals(
   const column = (fields[at] as InferredField).name;
   const same = (c: string) => rows.every((r) => String(r[c]) === String(r[column]));
   const rivals = fields.filter((f, i) => {
-    if (i === at || f.distinct === 0 || same(f.name) || notTheValue(f.name)) return false;
+    if (i === at || f.distinct === 0 || same(f.name) || !mayBeTheValue(f, rows)) return false;
     const [alone] = suggestMappings([{ name: f.name, type: f.type }]);
     return alone?.field === 'value' && alone.confidence >= 0.5;
   });
@@ -742,9 +751,24 @@ function currencyBeside(fields: readonly InferredField[], column: string): numbe
   );
 }
 
-/** The column kept as a catalogue data field (`value`, `currency`), with why. */
-function amountGuess(columns: readonly ColumnGuess[], field: 'value' | 'currency'): AmountGuess | undefined {
-  const c = columns.find((x) => x.target === 'event_data' && x.field === field);
+/**
+ * Whether a guess keeps its column as the `value` field and its values are no times: a column named
+ * `value` of epoch seconds keeps its name, never the event's value (amounts.ts `timeShapedAmount`).
+ */
+function keptAsValue(fields: readonly InferredField[], rows: readonly Record<string, unknown>[]) {
+  return (c: ColumnGuess): boolean => {
+    const f = fields.find((x) => x.name === c.column);
+    return c.field === 'value' && f !== undefined && timeShapedAmount(f, rows) === undefined;
+  };
+}
+
+/** The column kept as a catalogue data field (`value`, `currency`), with why; `fits` says which may be. */
+function amountGuess(
+  columns: readonly ColumnGuess[],
+  field: 'value' | 'currency',
+  fits: (c: ColumnGuess) => boolean = () => true,
+): AmountGuess | undefined {
+  const c = columns.find((x) => x.target === 'event_data' && x.field === field && fits(x));
   return c ? { column: c.column, field, why: c.why } : undefined;
 }
 
