@@ -5,7 +5,12 @@
  * as consent, Meta's action source. A guess is a starting point the page shows and the person
  * changes; none is applied out of sight. Pure.
  */
-import { eventNameProblem, lookupEvent, nearCatalogueName } from '../../schemas/catalogue.ts';
+import {
+  eventNameProblem,
+  lookupEvent,
+  nearCatalogueName,
+  reservedPrefixOf,
+} from '../../schemas/catalogue.ts';
 import { instant, readPattern } from '../formats/patterns.ts';
 import { PII_COLUMNS } from '../warehouse/pii-columns.ts';
 import { TABLES } from '../warehouse/warehouse.ts';
@@ -369,26 +374,45 @@ function chooseEventName(
     const f = fields.find((x) => x.name === column);
     const value = f?.examples[0];
     if (f?.distinct !== 1 || typeof value !== 'string') continue;
-    const name = fieldName(value).slice(0, 40);
-    const taken = lookupEvent(name) ? name : nearCatalogueName(name);
-    if (!taken) return { name, why: `from ${column} = "${value}"` };
-    return ownName(name, taken, column, value);
+    const guess = eventNameGuess(value, column);
+    if (guess) return guess;
   }
   return undefined;
 }
 
 /**
- * A name the registry takes when the value names a built-in event, or one too close to it
- * (Mailchimp's `type=subscribe`): the creator defines a new event, so `_webhook` is added, and
- * the reason says so. None when even that is refused.
+ * The longest event name the registry takes (schemas/context.ts `EVENT_NAME_PATTERN`; a change
+ * there that this misses is still caught: every proposal passes `eventNameProblem`).
  */
-function ownName(name: string, builtIn: string, column: string, value: string): Guesses['eventName'] {
-  const own = `${name.slice(0, 32)}_webhook`;
-  if (eventNameProblem(own) || lookupEvent(own) || nearCatalogueName(own)) return undefined;
-  return {
-    name: own,
-    why: `from ${column} = "${value}", with "_webhook" added: ${builtIn} is a built-in event’s name`,
-  };
+const MAX_EVENT_NAME = 40;
+const WEBHOOK = '_webhook';
+
+/**
+ * The event name the creator proposes for a value that names the event (`type = "order.paid"`, a
+ * topic header's `orders/create`), one the registry takes, with why; undefined when none is left.
+ * The value is made snake_case and cut at the name's longest; a reserved prefix the registry
+ * refuses (schemas/catalogue.ts `reservedPrefixOf`: `ga_`, `google_`…) is dropped, saying so;
+ * a built-in event's name, or one too close to it, gets `_webhook` (the creator defines a new
+ * event). Every proposal passes the registry's own check (`eventNameProblem`).
+ */
+export function eventNameGuess(value: string, column: string): Guesses['eventName'] | undefined {
+  const mended: string[] = [];
+  const whole = fieldName(value);
+  let name = whole.slice(0, MAX_EVENT_NAME);
+  if (whole.length > MAX_EVENT_NAME)
+    mended.push(`cut at ${MAX_EVENT_NAME} characters, the longest a name may be`);
+  for (let prefix = reservedPrefixOf(name); prefix; prefix = reservedPrefixOf(name)) {
+    mended.push(`"${prefix}" dropped: the registry refuses names starting with it, a reserved prefix`);
+    name = fieldName(name.slice(prefix.length)).slice(0, MAX_EVENT_NAME);
+  }
+  const from = `from ${column} = "${value}"${mended.map((m) => `, ${m}`).join('')}`;
+  const builtIn = lookupEvent(name) ? name : nearCatalogueName(name);
+  if (builtIn) {
+    const own = `${name.slice(0, MAX_EVENT_NAME - WEBHOOK.length)}${WEBHOOK}`;
+    if (eventNameProblem(own) || lookupEvent(own) || nearCatalogueName(own)) return undefined;
+    return { name: own, why: `${from}, with "${WEBHOOK}" added: ${builtIn} is a built-in event’s name` };
+  }
+  return eventNameProblem(name) ? undefined : { name, why: from };
 }
 
 /** The guesses for a sample's inferred fields (and its rows, for the event time's window). */
