@@ -10,12 +10,14 @@
  * an event field, and answered yes again (issue #94); a user id beside the contact a change is
  * about asked, the contact's id preselected, and a batch's envelope id asked when its events have
  * no id of their own (issue #94); a user's id and e-mail beside a contact's id asked, the
- * contact's id preselected (issue #94). Screenshots go to $SCREENSHOTS or a temporary folder.
+ * contact's id preselected, the user's lone e-mail then preselected no and saved so as a plain
+ * field (issue #94). Screenshots go to $SCREENSHOTS or a temporary folder.
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Page } from 'playwright-core';
 import { RegistryClient } from '../../adapters/registry.ts';
 import type { TranslatorSpec } from '../../schemas/translator.ts';
 import { studioInBrowser } from '../support/studio-browser.ts';
@@ -96,6 +98,17 @@ describe('studio creator: questions, evidence and a fixed currency', function ()
     await page.getByRole('button', { name: 'Read the sample' }).click();
     await page.getByText(/^Read as /).waitFor();
     return { page, errors };
+  };
+
+  /** Saves the page as it stands, its rows fitting, the sender proving itself by a URL token; the translator saved. */
+  const saveLive = async (page: Page, translator: string) => {
+    await page.getByText('The sample row fits the definition.').waitFor();
+    await page.getByLabel('The sender sends').selectOption('url_token');
+    await page.getByRole('button', { name: 'Show what will be saved' }).click();
+    await page.getByRole('button', { name: 'Save and go live' }).click();
+    await page.locator('#endpoint').getByText(`/v1/translators/${translator}`).waitFor();
+    const registry = new RegistryClient(ui.bucket());
+    return (await registry.readVersion('Translator', translator, '1.0')).spec as TranslatorSpec;
   };
 
   it('asks whose phone a Twilio message carries, shows each guess’s evidence, and follows the answer', async () => {
@@ -194,15 +207,45 @@ describe('studio creator: questions, evidence and a fixed currency', function ()
     assert.equal(await page.getByLabel('Where user_id goes').inputValue(), 'event_data');
     const email = page.locator('fieldset[data-question="user.email"]');
     await email.getByText(/^Whose e-mail address is the person's\?/).waitFor();
+    // The contact is the person the id question preselects: the user's e-mail, the only one, is
+    // not the person's until the person says so, and still offered.
+    const userEmail = email.getByRole('radio', { name: /^user_email:/ });
+    const no = email.getByRole('radio', {
+      name: /^No \(guessed\): keep user_email as an event field; not the person's: the contact \(contact_id\)/,
+    });
+    assert.equal(await no.isChecked(), true);
+    assert.equal(await userEmail.isChecked(), false);
     await email
       .getByText(/the user's e-mail address; the payload also names a contact \(contact_id\)/)
       .waitFor();
+    assert.equal(await page.getByLabel('Where user_email goes').inputValue(), 'event_data');
     await page.locator('#questions').screenshot({ path: join(shots, 'creator-question-rival.png') });
     await id.getByRole('radio', { name: /^user_id:/ }).check();
     assert.equal(await page.getByLabel('Where user_id goes').inputValue(), 'user_id');
     assert.equal(await page.getByLabel('Where contact_id goes').inputValue(), 'event_data');
-    await email.getByRole('radio', { name: 'No: keep user_email as an event field' }).check();
+    await userEmail.check();
+    assert.equal(await page.getByLabel('Where user_email goes').inputValue(), 'user.email');
+    await no.check();
     assert.equal(await page.getByLabel('Where user_email goes').inputValue(), 'event_data');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  it('saves the rival questions’ guesses as they are: the contact’s id the person’s, the user’s e-mail a plain field', async () => {
+    const { page, errors } = await open(CALL);
+    await page.locator('fieldset[data-question="user.email"]').waitFor();
+    await page.getByLabel('Event name').fill('call_recorded');
+    const spec = await saveLive(page, 'call-recorded-json');
+    const registry = new RegistryClient(ui.bucket());
+    const target = (source: string) => spec.fields.find((f) => f.source === source)?.target;
+    assert.equal(target('contact_id'), 'user_id');
+    assert.equal(target('user_email'), 'user_email');
+    assert.equal(target('user_id'), 'user_id_data');
+    assert.ok(!spec.fields.some((f) => f.target === 'user.email'), 'no column is the person’s e-mail');
+    // The agent's e-mail is personal data all the same: the definition marks it so.
+    const def = await registry.readVersion('EventDefinition', 'call_recorded', '1.0');
+    const fields = (def.spec as { fields: { name: string; pii?: boolean }[] }).fields;
+    assert.equal(fields.find((f) => f.name === 'user_email')?.pii, true);
     assert.deepEqual(errors, []);
     await page.close();
   });
@@ -265,16 +308,7 @@ describe('studio creator: questions, evidence and a fixed currency', function ()
     await page.getByText(/type the currency they are all in/).waitFor();
     assert.equal(await page.getByRole('button', { name: 'Show what will be saved' }).isDisabled(), true);
     await page.getByLabel('No column holds their currency: they are all in').fill('usd');
-    await page.getByText('The sample row fits the definition.').waitFor();
-    await page.getByLabel('The sender sends').selectOption('url_token');
-    await page.getByRole('button', { name: 'Show what will be saved' }).click();
-    await page.getByRole('button', { name: 'Save and go live' }).click();
-    await page
-      .locator('#endpoint')
-      .getByText(/\/v1\/translators\/pledge-made-json/)
-      .waitFor();
-    const registry = new RegistryClient(ui.bucket());
-    const spec = (await registry.readVersion('Translator', 'pledge-made-json', '1.0')).spec as TranslatorSpec;
+    const spec = await saveLive(page, 'pledge-made-json');
     const value = spec.fields.find((f) => f.source === 'data.attributes.pledge_amount_cents');
     assert.deepEqual(value?.transforms, [{ major_units: { currency: 'USD' } }]);
     assert.ok(
