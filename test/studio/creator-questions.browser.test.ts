@@ -169,13 +169,48 @@ describe('studio creator: questions, evidence and a fixed currency', function ()
     return box;
   };
 
+  /**
+   * A screenshot of the page's questions, whole: taken once the row check has redrawn the sample's
+   * table above them (it moves them down; a picture taken meanwhile was cropped at a title),
+   * with a margin around them, and every title, explanation and option checked to be inside it.
+   */
+  const frame = async (page: Page, file: string) => {
+    await page.locator('#row-check.ok, #row-check.warn').waitFor();
+    const questions = page.locator('#questions');
+    await questions.scrollIntoViewIfNeeded();
+    const box = await questions.boundingBox();
+    const view = page.viewportSize();
+    assert.ok(box && view, 'the questions are shown');
+    const x = Math.max(0, box.x - 8);
+    const y = Math.max(0, box.y - 8);
+    const clip = {
+      x,
+      y,
+      width: Math.min(view.width, box.x + box.width + 8) - x,
+      height: box.y + box.height + 8 - y,
+    };
+    assert.ok(clip.y + clip.height <= view.height, `${file}: the questions are taller than the window`);
+    for (const part of await questions.locator('legend, label').all()) {
+      const b = await part.boundingBox();
+      assert.ok(
+        b &&
+          b.x >= clip.x &&
+          b.y >= clip.y &&
+          b.x + b.width <= clip.x + clip.width &&
+          b.y + b.height <= clip.y + clip.height,
+        `${file}: "${await part.textContent()}" is outside the picture`,
+      );
+    }
+    await page.screenshot({ path: join(ui.shots, file), clip });
+  };
+
   /** Each step in turn: its option picked (if any), where the columns then go, its screenshot. */
   const follows = async (page: Page, q: Asked, steps: readonly Step[]) => {
     const box = page.locator(`fieldset[data-question="${q.about}"]`).filter({ hasText: q.ask });
     for (const step of steps) {
       if (step.pick !== undefined) await radio(box, q, step.pick).check();
       await goes(page, step.where ?? {}, step.names);
-      if (step.shot) await page.locator('#questions').screenshot({ path: join(ui.shots, step.shot) });
+      if (step.shot) await frame(page, step.shot);
     }
   };
 
