@@ -196,7 +196,11 @@ function preferLikelier(
     const g = base[l.index];
     const q = questions[l.at];
     if (!over || !g || !q) continue;
-    const why = `the ${over.party} (${over.column}) is preselected as the person, and the payload holds no ${KIND_WORDS[l.kind]} of the ${over.party}'s`;
+    // Said only when true: the other party's detail of this kind may sit in another question.
+    const none = candidates.some((c) => c.kind === l.kind && c.party === over.party)
+      ? ''
+      : `, and the payload holds no ${KIND_WORDS[l.kind]} of the ${over.party}'s`;
+    const why = `the ${over.party} (${over.column}) is preselected as the person${none}`;
     base[l.index] = {
       column: g.column,
       target: 'event_data',

@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { guessChoices, inferFields, parseSample } from '../../../core/samples/index.ts';
-import { personParty } from '../../../core/samples/rival-parties.ts';
+import { personParty, rivalPartyQuestions } from '../../../core/samples/rival-parties.ts';
 
 function read(body: unknown) {
   const sample = parseSample(JSON.stringify(body));
@@ -103,6 +103,28 @@ describe('the creator: rival candidates for the person', () => {
     assert.ok(id?.noneGuessed);
     assert.equal(targetOf(g, 'user_id'), 'event_data');
     assert.equal(targetOf(g, 'contact_email'), 'user.email');
+  });
+
+  it('says the likelier party has no such detail only when it has none', () => {
+    // The contact's e-mail is asked about by another question: the user's is alone in its own.
+    const fields = inferFields(
+      parseSample(
+        JSON.stringify({ contact_id: 'ct_1', contact_email: 'a@example.com', user_email: 's@example.com' }),
+      ),
+    );
+    const base = [
+      { column: 'contact_id', target: 'user_id', why: '' },
+      { column: 'contact_email', target: 'event_data', field: 'contact_email', why: '' },
+      { column: 'user_email', target: 'user.email', why: '' },
+    ];
+    const email = rivalPartyQuestions(fields, base, new Set(['contact_email'])).find(
+      (q) => q.target === 'user.email',
+    );
+    assert.equal(
+      email?.noneGuessed?.why,
+      "not the person's: the contact (contact_id) is preselected as the person",
+    );
+    assert.equal(base[2]?.target, 'event_data');
   });
 
   it('asks about a detail that names no party, beside a user and a contact', () => {
