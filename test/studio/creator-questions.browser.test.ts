@@ -177,7 +177,8 @@ describe('studio creator: questions, evidence and a fixed currency', function ()
   const frame = async (page: Page, file: string) => {
     await page.locator('#row-check.ok, #row-check.warn').waitFor();
     const questions = page.locator('#questions');
-    await questions.scrollIntoViewIfNeeded();
+    // In the middle of the window, whatever a click left: the margin must fit inside it too.
+    await questions.evaluate((e) => e.scrollIntoView({ block: 'center' }));
     const box = await questions.boundingBox();
     const view = page.viewportSize();
     assert.ok(box && view, 'the questions are shown');
