@@ -374,18 +374,28 @@ describe('studio creator: questions, evidence and a fixed currency', function ()
     await page.close();
   });
 
-  it('asks whether a batch’s envelope id is the event’s own when its events have none', () =>
-    asks(
-      BATCH,
-      {
-        about: 'event_id',
-        ask: /^Is id the event's own id\? The payload carries its events in data\.events/,
-        options: ['id'],
-        guessed: 'id',
-        where: { id: 'event_id' },
-      },
-      [{ shot: 'creator-question-batch.png' }, { pick: NONE, where: { id: 'event_data' } }],
-    ));
+  it('asks whether a batch’s envelope id is the event’s own when its events have none', async () => {
+    const { page, errors } = await open(BATCH);
+    // The nested batch is offered as the rows, ticked; read whole, the body is one row under its envelope's id.
+    const each = page.getByLabel('Each item of "data.events" is one event');
+    assert.equal(await each.isChecked(), true);
+    await each.uncheck();
+    await page.getByText(/Read as JSON, with a header row: 1 row/).waitFor();
+    const q: Asked = {
+      about: 'event_id',
+      ask: /^Is id the event's own id\? The payload carries its events in data\.events/,
+      options: ['id'],
+      guessed: 'id',
+      where: { id: 'event_id' },
+    };
+    await shows(page, q);
+    await follows(page, q, [
+      { shot: 'creator-question-batch.png' },
+      { pick: NONE, where: { id: 'event_data' } },
+    ]);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
   it('offers PayPal’s certificate scheme for a PayPal webhook event, asking for its webhook id, not a secret', async () => {
     const { page, errors } = await open(PAYPAL);
     await page
