@@ -40,10 +40,11 @@ const within = (v: unknown, [low, high]: readonly [number, number]) => {
  * numbers or as digits in text, that are all instants in epoch milliseconds (no sale is worth a
  * trillion) or all in epoch seconds from 2001 to 2099 (FastSpring's `changedValue:
  * 1751328000000`, a `value: 1751328000`): a sale of one to four billion in a currency's units
- * (rupiah, dong) is then kept as a field too, and the person chooses it as the value by hand. Every non-empty value of `rows` is read, or the
- * column's examples without them. The one rule every path that proposes a value crosses: the
- * guesses' refusal of the target and their reading of digits written as text (guess.ts), and the
- * studio page's value slot (studio/web/creator-targets.ts).
+ * (rupiah, dong) is then kept as a field too, and the person chooses it as the value by hand.
+ * Every non-empty value of `rows` is read, or the column's examples without them. The one rule
+ * every path that proposes a value crosses: the guesses' refusal of the target and their reading
+ * of digits written as text (guess.ts), and the studio page's value slot
+ * (studio/web/creator-targets.ts).
  */
 export function timeShapedAmount(
   f: InferredField,

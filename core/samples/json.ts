@@ -86,7 +86,7 @@ export function recordsPath(value: unknown): string | undefined {
   return nestedBatchPath(value);
 }
 
-/** The value at a dotted path, as the translator reads `format.records`: the exact key first, else step by step. */
+/** The value at a dotted path as the translator reads `format.records`: the exact key, else step by step. */
 function atPath(value: Record<string, unknown>, path: string): unknown {
   if (Object.hasOwn(value, path)) return value[path];
   let at: unknown = value;

@@ -121,7 +121,7 @@ export function ownIdQuestion(
   };
 }
 
-/** What a delivery was sent to, named at the envelope's top: the vendor's webhook subscription, endpoint or hook. */
+/** What a delivery was sent to, at the envelope's top: the vendor's webhook subscription, endpoint or hook. */
 const SENT_TO = /^(webhook )?(subscription|endpoint|hook|destination|webhook) (id|uuid)$/;
 const isTime = (f: InferredField) =>
   f.type === 'timestamp' ||
