@@ -230,6 +230,8 @@ export function setUp(
   } as Destination;
   if (runsPresets(v.slug) && !supplied)
     return { destination: base_, secrets, usable: true, questions: [], typed };
+  // An audience destination's actions are judged against its audience's events, not a site's.
+  const audience = audienceOnly(v) ? userAudience(v.slug, supplied) : undefined;
   // What the settings check asks of each action alone (a connection is judged by the environment).
   const named = { ...base_, secrets: Object.fromEntries(Object.keys(secrets).map((k) => [k, 'NAME'])) };
   const actions: SegmentActionSetting[] = [];
@@ -238,7 +240,9 @@ export function setUp(
     const action = catalogEntry(v.slug)?.actions.find((a) => a.key === key);
     if (action === undefined) continue;
     const suggested = suggestAction(action);
-    const mine = supplied ? userTyped(v.slug, action, suggested) : { mapping: {}, typed: [], complete: true };
+    const mine = supplied
+      ? userTyped(v.slug, action, suggested, audience)
+      : { mapping: {}, typed: [], complete: true };
     // A user leaves out an action with a required field they have nothing to type into.
     if (!mine.complete) continue;
     const when = suggested.when ?? mine.when;
@@ -275,11 +279,12 @@ function userTyped(
   slug: string,
   action: CatalogAction,
   suggested: ReturnType<typeof suggestAction>,
+  audience?: UserAudience,
 ): { mapping: Record<string, unknown>; when?: string; typed: string[]; complete: boolean } {
   const mapping: Record<string, unknown> = {};
   const typed: string[] = [];
   let complete = true;
-  const all = ORDINARY.map((o) => segmentEventOf(ordinaryEvent(o, 'u-1', new Date(0))));
+  const all = audience?.events ?? ORDINARY.map((o) => segmentEventOf(ordinaryEvent(o, 'u-1', new Date(0))));
   const taken = (subscription: string | undefined) =>
     subscription === undefined ? [] : all.filter((e) => compileFql(subscription).takes(e));
   // An action that takes none of the ordinary events as it is gets the `when` its tests run it under.
@@ -297,7 +302,7 @@ function userTyped(
       return value === undefined || value === null || value === '';
     });
     if (!suggested.questions.includes(f.key) && !empty) continue;
-    const value = typedField(slug, action.key, f.key, events);
+    const value = typedField(slug, action.key, f.key, events, audience?.key);
     if (value === undefined) {
       if (f.required && !f.conditional) complete = false;
       continue;
@@ -315,6 +320,26 @@ function userTyped(
     typed.push(`${action.key}.${hook}`);
   }
   return { mapping, ...(when === undefined ? {} : { when }), typed, complete };
+}
+
+/** The user's own audience, as an audience destination's actions see it. */
+interface UserAudience {
+  /** Its key: what the user types where a field must repeat it. */
+  readonly key: string;
+  /** A member's entry and exit, as each call (identify, track) writes them, in Segment's form. */
+  readonly events: readonly ReturnType<typeof segmentEventOf>[];
+}
+
+/** The audience the user connects to an audience destination (audienceOf), and its events. */
+function userAudience(slug: string, supplied: boolean): UserAudience {
+  const calls = ['identify', 'track'] as const;
+  const events = calls.flatMap((call) => {
+    const sync = audienceSync(slug, audienceOf(slug, supplied, call));
+    return AUDIENCE_KINDS.map((kind) =>
+      segmentEventOf(memberEvent(sync, kind, memberRow('u-1', 'jane@example.com'), new Date(0))),
+    );
+  });
+  return { key: audienceOf(slug, supplied, 'identify').key, events };
 }
 
 /**

@@ -57,7 +57,12 @@ export function resolved(value: unknown, event: unknown): unknown {
 }
 
 let cases: Map<string, Case[]> | undefined;
-/** The data's cases of one destination, in the data's order. */
+/**
+ * The data's cases of one destination, in the data's order, those whose run reached the platform
+ * (Segment's own code sent a request) first: the values a user types are those of a set-up that
+ * delivers, before those a test types to see a refusal (LinkedIn Audiences' snapshot case turns
+ * off both identifiers it may send, to see the action refuse).
+ */
 function casesOf(slug: string): readonly Case[] {
   if (cases === undefined) {
     cases = new Map();
@@ -67,6 +72,12 @@ function casesOf(slug: string): readonly Case[] {
       if (c.slug === undefined || c.destination === undefined) continue;
       cases.set(c.slug, [...(cases.get(c.slug) ?? []), c]);
     }
+    const sent = (c: Case) => ((c.segment ?? []).length > 0 ? 0 : 1);
+    for (const [slug, list] of cases)
+      cases.set(
+        slug,
+        list.toSorted((a, b) => sent(a) - sent(b)),
+      );
   }
   return cases.get(slug) ?? [];
 }
@@ -80,19 +91,41 @@ function typed(value: unknown, event: Record<string, unknown> | undefined): unkn
 }
 
 /**
+ * The audience key a test's event carries, where Engage writes it: `context.personas.computation_key`,
+ * else a track's `properties.audience_key`.
+ */
+function audienceKeyOf(event: Record<string, unknown> | undefined): unknown {
+  const personas = resolved({ '@path': '$.context.personas.computation_key' }, event);
+  return absent(personas) ? resolved({ '@path': '$.properties.audience_key' }, event) : personas;
+}
+
+/**
  * The value the destination's tests give `field` of `action` (undefined when none does): a
  * directive that reads a value from each of `events` (the events the action will take) as it is —
  * the user maps the same place — else the value it reads from the test's own event, typed.
+ * With `audienceKey` (the key of the user's own audience, the sync's): a field some test fills with
+ * its own event's audience key (Braze Cohorts' `personas_audience_key`, "the `audience_key` of the
+ * Engage audience you want to sync") is that key, so the user types their audience's key — never
+ * the other test audience's word another case typed to see a mismatch refused.
  */
 export function typedField(
   slug: string,
   action: string,
   field: string,
   events: readonly unknown[] = [],
+  audienceKey?: string,
 ): unknown {
+  const mappedIn = (c: Case) => c.destination?.actions.find((a) => a.action === action)?.mapping?.[field];
+  if (
+    audienceKey !== undefined &&
+    casesOf(slug).some((c) => {
+      const value = mappedIn(c);
+      return typeof value === 'string' && value !== '' && value === audienceKeyOf(c.event ?? c.events?.[0]);
+    })
+  )
+    return audienceKey;
   for (const c of casesOf(slug)) {
-    const setting = c.destination?.actions.find((a) => a.action === action);
-    const value = setting?.mapping?.[field];
+    const value = mappedIn(c);
     if (absent(value)) continue;
     const directive = typeof value === 'object' && value !== null && Object.keys(value)[0]?.startsWith('@');
     if (directive && events.length > 0 && events.every((e) => !absent(resolved(value, e)))) return value;
