@@ -19,6 +19,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { segmentActionDriver } from '../../adapters/segment-actions/driver.ts';
+import { runEnvironment } from '../../adapters/segment-actions/run-context.ts';
 import type { StoredEvent } from '../../core/event.ts';
 import { segmentActionProblems } from '../../core/platforms/segment-action/check.ts';
 import { segmentActionTakes } from '../../core/platforms/segment-action/subscription.ts';
@@ -83,11 +84,18 @@ function groupOf(v: Verified, verdict: Verdict, usable: boolean): NotDelivered {
 
 describe('segment_action: every verified destination delivers the ordinary events it takes (its default presets)', () => {
   let stand: Awaited<ReturnType<typeof standIn>>;
+  // As forward-catalog's entry puts it in place (functions/forward-catalog/index.ts): what Segment
+  // reads from its environment answers each run with its destination's own secrets.
+  const own = process.env;
   before(async () => {
+    process.env = runEnvironment(own);
     // Each destination under its own path; what its platform answers, as Segment's tests mock it.
     stand = await standIn(recordedAnswerAt);
   });
-  after(() => stand.server.close());
+  after(() => {
+    process.env = own;
+    stand.server.close();
+  });
 
   it('delivers to each destination as the committed results say, and says why the others do not', async () => {
     const driver = segmentActionDriver(globalThis.fetch);

@@ -9,7 +9,8 @@
  *   under their default subscriptions.
  * - Each required setting a stand-in shaped as the destination's schema asks: its default, its
  *   first choice, a UUID where the format is uuid, an https URL where it is a URI, else a word.
- * - An OAuth access token, Google Ads' developer token.
+ * - An OAuth access token, and each secret Segment keeps in its environment that every request
+ *   needs (Google Ads' developer token, Dynamic Yield's client secret).
  * - Each ordinary event its subscriptions take (as `store` judges: core/platforms/segment-action/
  *   subscription.ts); an event none takes is skipped, as the decision layer skips it.
  */
@@ -23,6 +24,7 @@ import {
   catalogEntry,
 } from '../../core/platforms/segment-action/catalog.ts';
 import { segmentActionProblems } from '../../core/platforms/segment-action/check.ts';
+import { environmentRoles } from '../../core/platforms/segment-action/environment.ts';
 import { compileFql } from '../../core/platforms/segment-action/fql.ts';
 import { OAUTH_ROLES } from '../../core/platforms/segment-action/oauth.ts';
 import { subscriptionOf } from '../../core/platforms/segment-action/presets.ts';
@@ -220,7 +222,10 @@ export function setUp(
   const oauth = entry?.auth === 'oauth2' || entry?.auth === 'oauth-managed';
   if (oauth)
     for (const role of Object.values(OAUTH_ROLES)) secrets[role] = `standin-${role.replace('oauth_', '')}`;
-  if (v.slug === 'google-enhanced-conversions') secrets['developer_token'] = 'standin-developer-token';
+  // What Segment keeps in its own environment and every request needs (Google Ads' developer
+  // token, Dynamic Yield's client secret): a secret of the destination, as the settings check asks.
+  for (const { role, required } of environmentRoles(v.slug))
+    if (required) secrets[role] = `standin-${role.replaceAll('_', '-')}`;
   const base_ = {
     id: v.slug,
     type: 'segment_action',
