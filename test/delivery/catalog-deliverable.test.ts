@@ -47,7 +47,7 @@ import {
 } from '../support/catalog-deliverable.ts';
 import { standIn } from '../support/catalog-delivery.ts';
 import { REPO } from '../support/local-start.ts';
-import { recordedAnswerAt } from '../support/user-supplied.ts';
+import { platformAnswerAt } from '../support/user-supplied.ts';
 
 const NOW = new Date('2026-11-27T08:00:00.000Z');
 
@@ -90,7 +90,7 @@ describe('segment_action: every verified destination delivers the ordinary event
   before(async () => {
     process.env = runEnvironment(own);
     // Each destination under its own path; what its platform answers, as Segment's tests mock it.
-    stand = await standIn(recordedAnswerAt);
+    stand = await standIn(platformAnswerAt);
   });
   after(() => {
     process.env = own;

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import {
+  platformAnswerAt,
   recordedAnswer,
   recordedAnswerAt,
   resolved,
@@ -59,6 +60,19 @@ describe('deliverable run: values the user supplies, from Segment’s test input
     assert.equal(resolved({ '@path': '$.properties.total' }, event), 12);
     assert.equal(resolved({ '@path': '$.properties.missing' }, event), undefined);
     assert.equal(resolved('literal', event), 'literal');
+  });
+
+  it('answers as the vendor documents where it does, before any answer the tests recorded', () => {
+    // Marketo's tests first mock an expired token (HTTP 200, `success: false`, code 601).
+    const bulk = 'https://000-abc-123.mktorest.com/bulk/v1/leads.json';
+    const recorded = recordedAnswer('marketo-static-lists', 'POST', bulk);
+    assert.equal(JSON.parse(recorded?.text ?? '{}').success, false);
+    const at = '/standin/marketo-static-lists/000-abc-123.mktorest.com/bulk/v1/leads.json?format=csv';
+    assert.equal(JSON.parse(platformAnswerAt('POST', at)?.text ?? '{}').success, true);
+    // Where no vendor page says, the recorded answer, as recordedAnswerAt gives it.
+    const search =
+      '/standin/blackbaud-raisers-edge-nxt/api.sky.blackbaud.com/constituent/v1/constituents/search';
+    assert.deepEqual(platformAnswerAt('GET', search), recordedAnswerAt('GET', search));
   });
 
   it('answers a request as the tests mocked the same method, host and path (query aside), 2xx only', () => {

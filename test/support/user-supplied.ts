@@ -16,6 +16,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { documentedAnswer, splitCapturedPath } from '../../local/platforms/capture.ts';
 import { REPO } from './local-start.ts';
 
 /** One replayed case, the parts read here. */
@@ -202,6 +203,34 @@ export function recordedAnswerAt(method: string, path: string): RecordedAnswer |
   const m = /^\/standin\/([a-z0-9-]+)\/(.+)$/.exec(path);
   if (m?.[1] === undefined || m[2] === undefined) return undefined;
   return recordedAnswer(m[1], method, `https://${m[2]}`);
+}
+
+/**
+ * The capture server's answer as the platform answers: for a request whose answer the vendor
+ * documents and an action reads (a lookup, a create that answers the object it made: the local
+ * capturing stand-in's rules, local/platforms/capture.ts, each vendor page named in
+ * test/fixtures/catalog/SOURCES.md), that answer; else what the destination's tests recorded
+ * (recordedAnswerAt).
+ */
+export function platformAnswerAt(method: string, path: string, text = ''): RecordedAnswer | undefined {
+  const m = /^\/standin\/[a-z0-9-]+(\/.+)$/.exec(path);
+  const at = m?.[1] === undefined ? undefined : splitCapturedPath(m[1]);
+  const documented = at === undefined ? undefined : documentedAnswer(method, at.host, at.path, bodyOf(text));
+  if (documented === undefined) return recordedAnswerAt(method, path);
+  const body = documented.body;
+  return {
+    status: documented.status,
+    text: body === undefined ? '' : typeof body === 'string' ? body : JSON.stringify(body),
+  };
+}
+
+/** A request's JSON body, else undefined. */
+function bodyOf(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /** What a user gives an audience of theirs, as a destination's audience actions read it. */
