@@ -24,6 +24,8 @@ export const NOT_DELIVERED = {
     'takes an ordinary event but sends nothing, even with the values typed from Segment’s tests: the action needs a field the event does not carry or carries otherwise (a UUID for a user id, a library’s context), or a value only the user knows',
   'no-request':
     "succeeds without sending anything: its actions hand their payload back to Segment's own pipeline (Segment's tracking API behind it), so nothing leaves here",
+  'segment-service':
+    "calls Segment's own services first (its Profile API, `profiles.segment.com`, for the person's phone or e-mail and their subscription): an account of Segment's Engage the user of this project does not have, so nothing here answers as it would",
   answer:
     "sends, but reads more of the platform's answer than the stand-in gives (`200 {}`, or the answer Segment's tests mocked for that request): a record or a configuration it looks up first",
 } as const;

@@ -74,7 +74,11 @@ interface Verdict {
 /** What an action that succeeds without making a request is said to have done. */
 const NO_REQUEST = 'succeeded without a request: the action hands its payload to Segment’s own pipeline';
 
-function groupOf(v: Verified, verdict: Verdict, usable: boolean): NotDelivered {
+/** Hosts of Segment's own services (its Profile API, its tracking API): no platform of the user's. */
+const SEGMENT_HOST = /(^|\.)(segment\.com|segment\.io|segmentapis\.com)$/;
+
+function groupOf(v: Verified, verdict: Verdict, usable: boolean, hosts: ReadonlySet<string>): NotDelivered {
+  if ([...hosts].some((h) => SEGMENT_HOST.test(h))) return 'segment-service';
   if (audienceOnly(v)) return 'audience';
   if (!usable) return verdict.questions.length > 0 ? 'user-value' : 'needs-mapping';
   if (verdict.taken.length === 0) return 'not-taken';
@@ -171,6 +175,14 @@ describe('segment_action: every verified destination delivers the ordinary event
         return typed.usable ? without : plain;
       }),
     );
+    /** The hosts a destination's requests were for (each under `/standin/<slug>/<host>/…`). */
+    const hostsOf = (slug: string) =>
+      new Set(
+        stand.captured.flatMap((c) => {
+          const m = /^\/standin\/([a-z0-9-]+)\/([^/?]+)/.exec(c.path);
+          return m?.[1] === slug && m[2] !== undefined ? [m[2].toLowerCase()] : [];
+        }),
+      );
     const results: DeliverableResults = {
       verified: VERIFIED.length,
       deliverable: verdicts
@@ -185,7 +197,12 @@ describe('segment_action: every verified destination delivers the ordinary event
       not_delivered: verdicts
         .filter((v) => v.delivered.length === 0)
         .map((v) => {
-          const why = groupOf(VERIFIED.find((x) => x.slug === v.slug) as Verified, v, v.usable);
+          const why = groupOf(
+            VERIFIED.find((x) => x.slug === v.slug) as Verified,
+            v,
+            v.usable,
+            hostsOf(v.slug),
+          );
           return {
             slug: v.slug,
             why,
