@@ -73,7 +73,7 @@ interface Rule {
   readonly host: string;
   readonly method?: string;
   readonly path: string | RegExp;
-  readonly answer: Answer | ((body: unknown) => Answer);
+  readonly answer: Answer | ((body: unknown, query: Readonly<Record<string, string>>) => Answer);
 }
 
 /** Marketo's answers carry a request id and `success` (HTTP 200 even for an error). */
@@ -167,7 +167,19 @@ const RULES: readonly Rule[] = [
     path: '/bulk/v1/leads.json',
     answer: marketo([{ batchId: 1, importId: '1', status: 'Queued' }]),
   },
-  { host: '.mktorest.com', method: 'GET', path: '/rest/v1/leads.json', answer: marketo([{ id: 1 }]) },
+  {
+    host: '.mktorest.com',
+    method: 'GET',
+    path: '/rest/v1/leads.json',
+    // One lead for each value looked up (`filterValues`, comma-separated), in their order.
+    answer: (_, query) =>
+      marketo(
+        (query['filterValues'] ?? '')
+          .split(',')
+          .filter((v) => v !== '')
+          .map((_v, i) => ({ id: i + 1 })),
+      ),
+  },
   {
     host: '.mktorest.com',
     method: 'DELETE',
@@ -226,11 +238,12 @@ export function documentedAnswer(
   host: string,
   path: string,
   body?: unknown,
+  query: Readonly<Record<string, string>> = {},
 ): Answer | undefined {
   const bare = path.split('?')[0] ?? path;
   const rule = RULES.find((r) => matches(r, method.toUpperCase(), host.toLowerCase(), bare));
   if (rule === undefined) return undefined;
-  return typeof rule.answer === 'function' ? rule.answer(body) : rule.answer;
+  return typeof rule.answer === 'function' ? rule.answer(body, query) : rule.answer;
 }
 
 /** `/a.klaviyo.com/api/events/` → host and path; undefined when the first segment is no host. */
@@ -353,7 +366,7 @@ export async function startCaptureReceiver(options: CaptureOptions = {}): Promis
       return oauth.token({ method, headers, raw });
     if (at.host === 'sheets.googleapis.com')
       return sheets.handle({ method, path: at.path, query, headers, body });
-    return documentedAnswer(method, at.host, at.path, body) ?? { status: 200, body: {} };
+    return documentedAnswer(method, at.host, at.path, body, query) ?? { status: 200, body: {} };
   });
   /** The OAuth and Sheets stand-ins' own paths: registration, authorization, spreadsheets. */
   function standInAdmin(

@@ -73,6 +73,9 @@ interface Verdict {
 /** Why a destination delivers none of the ordinary events, from what the run observed. */
 /** What an action that succeeds without making a request is said to have done. */
 const NO_REQUEST = 'succeeded without a request: the action hands its payload to Segment’s own pipeline';
+/** What an action that succeeds before its requests are answered is said to have done. */
+const UNAWAITED =
+  'succeeded before any request it made was answered: the action does not wait for its requests, so nothing says the platform took them';
 
 /** Hosts of Segment's own services (its Profile API, its tracking API): no platform of the user's. */
 const SEGMENT_HOST = /(^|\.)(segment\.com|segment\.io|segmentapis\.com)$/;
@@ -147,10 +150,13 @@ describe('segment_action: every verified destination delivers the ordinary event
         verdict.taken.push(kind.kind);
         const performed = await perform(event, { destination, secrets, now: NOW });
         if (performed.answered !== undefined) Object.assign(verdict, { sent: true });
-        // Delivered only when a request reached the stand-in: Segment's own destinations hand
-        // their payload back to Segment's pipeline and send nothing.
-        if (performed.outcome.status === 'delivered' && performed.answered !== undefined)
+        // Delivered only when its requests reached the stand-in and were answered within the run:
+        // Segment's own destinations hand their payload back to Segment's pipeline and send
+        // nothing; an action that does not wait for its requests knows nothing of their answers.
+        if (performed.outcome.status === 'delivered' && performed.answered === true)
           verdict.delivered.push(kind.kind);
+        else if (performed.outcome.status === 'delivered' && performed.answered === false)
+          reasons.push(`${kind.kind}: ${UNAWAITED}`);
         else if (performed.outcome.status === 'delivered') reasons.push(`${kind.kind}: ${NO_REQUEST}`);
         else reasons.push(`${kind.kind}: ${performed.outcome.reason}`);
       }

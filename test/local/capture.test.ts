@@ -73,6 +73,12 @@ describe('the capturing stand-in', () => {
     const found = (await lookup.json()) as { success: boolean; result: { id: number }[] };
     assert.equal(found.success, true);
     assert.equal(typeof found.result[0]?.id, 'number');
+    // A lookup of several values finds one lead for each, as a batch's removal reads them.
+    const several = await fetch(
+      `${stand.url}/123-abc-456.mktorest.com/rest/v1/leads.json?filterType=email&filterValues=a%40b.c%2Cd%40e.f%2Cg%40h.i`,
+    );
+    const leads = ((await several.json()) as { result: { id: number }[] }).result;
+    assert.equal(new Set(leads.map((l) => l.id)).size, 3);
     const removed = await fetch(`${stand.url}/123-abc-456.mktorest.com/rest/v1/lists/101/leads.json?id=1`, {
       method: 'DELETE',
     });

@@ -215,7 +215,9 @@ export function recordedAnswerAt(method: string, path: string): RecordedAnswer |
 export function platformAnswerAt(method: string, path: string, text = ''): RecordedAnswer | undefined {
   const m = /^\/standin\/[a-z0-9-]+(\/.+)$/.exec(path);
   const at = m?.[1] === undefined ? undefined : splitCapturedPath(m[1]);
-  const documented = at === undefined ? undefined : documentedAnswer(method, at.host, at.path, bodyOf(text));
+  const query = Object.fromEntries(new URL(path, 'http://standin').searchParams);
+  const documented =
+    at === undefined ? undefined : documentedAnswer(method, at.host, at.path, bodyOf(text), query);
   if (documented === undefined) return recordedAnswerAt(method, path);
   const body = documented.body;
   return {
