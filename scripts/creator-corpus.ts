@@ -170,18 +170,23 @@ export function truthOf(t: Truth, role: Role): string[] {
   }
 }
 
+/** The targets that fill a role from a column (the value and currency are the guesses' own). */
+const ROLE_TARGETS: Readonly<Record<Role, readonly string[]>> = {
+  personId: ['user_id', 'user.external_id'],
+  email: ['user.email'],
+  phone: ['user.phone'],
+  value: ['value'],
+  currency: ['currency'],
+  time: ['event_time'],
+  eventId: ['event_id'],
+};
+
 /** The columns the creator gives a role. */
 export function guessedOf(r: Run, role: Role): string[] {
   const g = r.guesses;
   const by = (targets: readonly string[]) =>
     g.columns.filter((c) => targets.includes(c.target)).map((c) => c.column);
   switch (role) {
-    case 'personId':
-      return by(['user_id', 'user.external_id']);
-    case 'email':
-      return by(['user.email']);
-    case 'phone':
-      return by(['user.phone']);
     case 'value':
       return g.value ? [g.value.column] : [];
     case 'currency':
@@ -190,9 +195,19 @@ export function guessedOf(r: Run, role: Role): string[] {
       const c = g.eventTime.column ?? g.eventTime.outside?.column;
       return c ? [c] : [];
     }
-    case 'eventId':
-      return by(['event_id']);
+    default:
+      return by(ROLE_TARGETS[role]);
   }
+}
+
+/**
+ * The columns offered for a role by a question whose guess is its no answer (`noneGuessed`): the
+ * page asks, and until the person picks one nothing is filled, right or wrong.
+ */
+export function openlyAskedOf(r: Run, role: Role): string[] {
+  return r.guesses.questions
+    .filter((q) => q.noneGuessed && ROLE_TARGETS[role].includes(q.field ?? q.target))
+    .flatMap((q) => q.options.map((o) => o.column));
 }
 
 /** The columns the page asks about (a question's options, the event time outside the window). */
@@ -259,7 +274,8 @@ export interface RoleCount {
   correct: number;
   /**
    * Samples where a right column is filled without asking, a wrong one filled without asking, the
-   * right one is among a question's options, or the creator does not find it.
+   * right one is asked about (preselected in a question, or offered by one whose guess is its no
+   * answer, which fills nothing), or the creator does not find it.
    */
   right: number;
   wrong: number;
@@ -328,7 +344,7 @@ export function measure(samples: readonly Sample[] = loadCorpus(CORPUS, MEASURED
       if (silentWrongCols.length > 0) count.wrong++;
       if (truth.length > 0) {
         if (silentRight) count.right++;
-        else if (right.length > 0) count.asked++;
+        else if (right.length > 0 || openlyAskedOf(r, role).some((c) => agrees(r, role, c))) count.asked++;
         else count.missed++;
       }
       if (FAILING.includes(role))

@@ -241,6 +241,28 @@ describe('the corpus measure with a held-out part of any name', () => {
     assert.equal(wrong.parts.get(part)?.roles.time.wrong, 1, 'a wrong time is counted in the figures');
   });
 
+  it('counts a column a question offers while preselecting no as asked, never as filled', () => {
+    const [sample] = loadCorpus().filter((s) => s.name === 'trengo/voice-call-recorded.json');
+    assert.ok(sample, 'the tuned sample this check reads: the agent’s e-mail beside the contact’s id');
+    const open = run(sample).guesses.questions.find((q) => q.target === 'user.email');
+    assert.ok(open?.noneGuessed, 'its e-mail question preselects no');
+    const asIs = measure([{ ...sample, split: part }]).parts.get(part)?.roles.email;
+    assert.deepEqual(asIs, { truth: 0, guessed: 0, correct: 0, right: 0, wrong: 0, asked: 0, missed: 0 });
+    // Were the user's e-mail the person's, the page would ask about it and fill nothing.
+    const truth = { ...sample.truth, personal: { ...sample.truth.personal, user_email: 'person email' } };
+    const taken = measure([{ ...sample, split: part, truth }]);
+    assert.deepEqual(taken.silentWrong, []);
+    assert.deepEqual(taken.parts.get(part)?.roles.email, {
+      truth: 1,
+      guessed: 0,
+      correct: 0,
+      right: 0,
+      wrong: 0,
+      asked: 1,
+      missed: 0,
+    });
+  });
+
   it('pins the part by its bytes: one changed byte changes its hash', () => {
     const before = heldOutDigest(part, root);
     assert.equal(heldOutDigest(part, root), before);
