@@ -34,6 +34,7 @@ import {
   audienceCall,
   audienceOf,
   audienceOnly,
+  audienceQuestions,
   audienceSync,
   batchedKinds,
   memberEvent,
@@ -82,7 +83,8 @@ const SEGMENT_HOST = /(^|\.)(segment\.com|segment\.io|segmentapis\.com)$/;
 
 function groupOf(v: Verified, verdict: Verdict, usable: boolean, hosts: ReadonlySet<string>): NotDelivered {
   if ([...hosts].some((h) => SEGMENT_HOST.test(h))) return 'segment-service';
-  if (audienceOnly(v)) return 'audience';
+  // An audience destination whose audience settings only the user can give asks for them.
+  if (audienceOnly(v)) return verdict.questions.length > 0 ? 'user-value' : 'audience';
   if (!usable) return verdict.questions.length > 0 ? 'user-value' : 'needs-mapping';
   if (verdict.taken.length === 0) return 'not-taken';
   if (verdict.firstReason?.endsWith(NO_REQUEST)) return 'no-request';
@@ -143,6 +145,7 @@ describe('segment_action: every verified destination delivers the ordinary event
             event: ordinaryEvent(kind, `d-${v.slug}-${kind.kind}`, NOW),
           }));
       if (call !== undefined) Object.assign(verdict, { audience: call });
+      if (audienceOnly(v)) verdict.questions.push(...audienceQuestions(v.slug, supplied));
       for (const kind of kinds) {
         const event = kind.event;
         // As `store` judges it: an event no action takes is skipped, never published.

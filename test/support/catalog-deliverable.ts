@@ -55,6 +55,8 @@ interface Entry {
 /** What is read of a Segment destination's definition (its module in @segment/action-destinations). */
 interface Definition {
   readonly authentication?: { readonly fields?: Record<string, { readonly format?: string }> };
+  /** The settings of each audience connected to it (Segment's app asks them when it is connected). */
+  readonly audienceFields?: Record<string, { readonly required?: boolean }>;
   readonly actions: Record<
     string,
     {
@@ -486,6 +488,18 @@ export function audienceOf(slug: string, supplied: boolean, call: 'identify' | '
     call,
     destinations: [`d-${slug}`],
   };
+}
+
+/**
+ * The audience settings the destination requires (its `audienceFields`: Dynamic Yield's
+ * `audience_name`, `identifier_type`) that the user's audience (audienceOf) does not give: values
+ * only the user knows, set on the sync's audience (`settings`).
+ */
+export function audienceQuestions(slug: string, supplied: boolean): string[] {
+  const given = audienceOf(slug, supplied, 'identify').settings ?? {};
+  return Object.entries(definitionOf(slug).audienceFields ?? {})
+    .filter(([key, f]) => f.required === true && [undefined, null, ''].includes(given[key] as never))
+    .map(([key]) => key);
 }
 
 /** The audience sync of a destination, over `model`. */
