@@ -25,11 +25,12 @@ import {
 } from './amounts.ts';
 import { batchIdQuestion } from './batch-envelope.ts';
 import { atEnvelopeTop, deliveryColumns, envelopeEventId } from './delivery.ts';
-import { identityEvidence, leafSide, personalDetail, personObjectId } from './evidence.ts';
+import { identityEvidence, leafSide, personObjectId } from './evidence.ts';
 import { fieldName, nameWords } from './names.ts';
 import { deliveredIdQuestion, ownIdQuestion } from './own-id.ts';
 import { partyRole, unclaimedDetailQuestions } from './party.ts';
 import { lonePersonIdQuestions } from './person-id-evidence.ts';
+import { personalDetail } from './personal.ts';
 import { type Evidence, evidenceOf, type Question, questionsFor } from './questions.ts';
 import { rivalPartyQuestions } from './rival-parties.ts';
 import { directionOf, notARegion, objectTypes, type RoleReading, versionNamed } from './roles.ts';
