@@ -4,9 +4,11 @@
  * request that started the record (Stripe's `request.idempotency_key`, an identity check's
  * top-level `idempotency_key`): every later event about that record may carry the same one, and
  * some carry none, so taking it as the event's id would fold different events into one. Wherever
- * it sits it is never filled as the event's id without asking; when no other column is the
- * event's id the page asks which is, a better candidate preselected (the payload's own plain id,
- * or the id of the record the event's type names), the reference only when there is none. Pure.
+ * it sits it is never filled as the event's id without asking; when one at the top of the payload
+ * was named like the event's id and no other column is, the page asks which is, a better
+ * candidate preselected (the payload's own plain id, the id of the record the event's type
+ * names, or the id of the one object the payload is about), the reference only when there is
+ * none. Pure.
  */
 import { atEnvelopeTop, everyRowOwn, idShaped } from './delivery.ts';
 import { nameWords } from './names.ts';
@@ -41,7 +43,8 @@ const TYPE_LEAVES = new Set(['type', 'event', 'eventtype', 'eventname', 'topic',
 /**
  * A better candidate for the event's id than a request reference: the payload's own plain id
  * (`id`, `uuid`) at the envelope's top, or there the id of the record the event's type names
- * (`Verification.updated` beside `verification_id`), each row's own and shaped as an id.
+ * (`Verification.updated` beside `verification_id`), or else the plain id of an object one level
+ * down (`data.id`), each row's own and shaped as an id.
  */
 function betterCandidate(
   fields: readonly InferredField[],
@@ -66,8 +69,25 @@ function betterCandidate(
       usable(g) && words.length === 2 && /^(id|uuid)$/.test(words[1] as string) && records.includes(words[0])
     );
   });
-  return named >= 0
-    ? { index: named, why: `the id of the ${leafWords(base[named]?.column ?? '')[0]} the event's type names` }
+  if (named >= 0)
+    return {
+      index: named,
+      why: `the id of the ${leafWords(base[named]?.column ?? '')[0]} the event's type names`,
+    };
+  // The id of the one object the payload is about, one level down (`data.id`, `payment.id`).
+  const nested = base.findIndex(
+    (g) =>
+      g.target === 'event_data' &&
+      g.column.split('.').length === 2 &&
+      /^(id|uuid)$/.test(leafWords(g.column).join(' ')) &&
+      everyRowOwn(rows, g.column) &&
+      idShaped(rows, g.column),
+  );
+  return nested >= 0
+    ? {
+        index: nested,
+        why: `the id of ${base[nested]?.column.split('.')[0]}, the object the payload is about`,
+      }
     : undefined;
 }
 
@@ -89,7 +109,9 @@ export function requestReferenceQuestion(
     return g.target === 'event_data' && why !== undefined && g.why.includes(why);
   });
   const ref = base[refIndex];
-  if (!ref || !fields.some((f) => f.name === ref.column && f.distinct > 0)) return undefined;
+  // One inside another object is that object's (Stripe's `request.idempotency_key`): nothing to ask.
+  if (!ref || !atEnvelopeTop(ref.column) || !fields.some((f) => f.name === ref.column && f.distinct > 0))
+    return undefined;
   const refWhy = `${requestReference(ref.column)}: the same for every event about that record`;
   const better = betterCandidate(fields, rows, base);
   const chosen = better ? (base[better.index] as Guess) : ref;

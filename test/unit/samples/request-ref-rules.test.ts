@@ -81,6 +81,21 @@ describe('creator: a caller’s request reference is not the event’s id', () =
     assert.equal(targetOf(g, 'idempotency_key'), 'event_id');
   });
 
+  it('preselects the id of the object the payload is about over a top-level reference', () => {
+    const g = guess([{ idempotency_key: 'k1', data: { id: 'pay_1', status: 'ok' } }]);
+    assert.deepEqual(
+      idQuestion(g)?.options.map((o) => o.column),
+      ['data.id', 'idempotency_key'],
+    );
+    assert.equal(targetOf(g, 'data.id'), 'event_id');
+  });
+
+  it('asks nothing of a reference inside another object: that object’s, kept as a field', () => {
+    const g = guess([{ payment: { idempotency_key: 'k1', id: 'pay_1', status: 'ok' } }]);
+    assert.equal(idQuestion(g), undefined);
+    assert.equal(targetOf(g, 'payment.idempotency_key'), 'event_data');
+  });
+
   it('asks nothing of a reference that was never named like the event’s id', () => {
     const g = guess([{ order: 'o1', reference_id: 'r1', status: 'ok' }]);
     assert.equal(idQuestion(g), undefined);
