@@ -19,7 +19,6 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { catalogManifest, OAUTH_TOKEN_AS_SECRET } from '../core/platforms/segment-action/catalog.ts';
 import { oauthDefinitions } from '../core/platforms/segment-action/oauth.ts';
-import { declareVariants } from '../infra/variants.ts';
 import { corpusFigures } from './creator-corpus.ts';
 import { deliverableTable, readDeliverable } from './docs-deliverable.ts';
 import { deployerTable } from './docs-deployer.ts';
@@ -79,8 +78,14 @@ export function generatedDocs(root = ROOT): Map<string, string> {
   return out;
 }
 
-/** docs/deploy.md with its deployer-role table made from every settings variant (asynchronous: it declares them). */
+/**
+ * docs/deploy.md with its deployer-role table made from every settings variant (asynchronous: it
+ * declares them). The Pulumi program is loaded here, not with this module: the check of the other
+ * parts (test/unit/scripts/docs-generate.test.ts, in the inner loop) never declares it, and
+ * loading Pulumi's and its GCP provider's modules cost it half a CPU-second.
+ */
 export async function deployerDoc(root = ROOT): Promise<string> {
+  const { declareVariants } = await import('../infra/variants.ts');
   const file = 'docs/deploy.md';
   const table = deployerTable(await declareVariants());
   return fill(readFileSync(join(root, file), 'utf8'), 'deployer-roles', table, file);
