@@ -34,6 +34,7 @@ import {
   MEASURED,
   measure,
   ROLES,
+  type Run,
   rowsOf,
   run,
   type Sample,
@@ -89,7 +90,17 @@ const CATEGORIES = [
 
 describe('the creator on its labelled corpus (issue #94)', () => {
   const samples = loadCorpus();
-  const report = measure(samples.filter((s) => MEASURED.includes(s.split)));
+  // Each sample run once: the measure's runs are the ones the tests below read again.
+  const runs = new Map<Sample, Run>();
+  const runOnce = (sample: Sample): Run => {
+    const r = runs.get(sample) ?? run(sample);
+    runs.set(sample, r);
+    return r;
+  };
+  const report = measure(
+    samples.filter((s) => MEASURED.includes(s.split)),
+    runOnce,
+  );
   const vendors = (split: Sample['split']) =>
     new Set(samples.filter((s) => s.split === split).map((s) => s.vendor));
 
@@ -177,7 +188,7 @@ describe('the creator on its labelled corpus (issue #94)', () => {
 
   it('never fills a merchant’s account id as the person’s, nor an id as an e-mail', () => {
     for (const sample of samples.filter((s) => s.split === 'tuned')) {
-      const r = run(sample);
+      const r = runOnce(sample);
       for (const column of guessedOf(r, 'personId'))
         assert.ok(!/account/i.test(column.slice(column.lastIndexOf('.') + 1)), `${sample.name}: ${column}`);
       for (const column of guessedOf(r, 'email')) {
