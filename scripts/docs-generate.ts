@@ -22,6 +22,7 @@ import { oauthDefinitions } from '../core/platforms/segment-action/oauth.ts';
 import { corpusFigures } from './creator-corpus.ts';
 import { deliverableTable, readDeliverable } from './docs-deliverable.ts';
 import { deployerTable } from './docs-deployer.ts';
+import { fill } from './docs-markers.ts';
 import { apiVersionTable, countsTable, factsTable, platformTable } from './docs-platforms.ts';
 import { settingsTable } from './docs-settings.ts';
 import { signatureSchemeTable } from './docs-signatures.ts';
@@ -59,19 +60,16 @@ const PARTS: readonly Part[] = [
   { file: 'docs/creator-inference.md', name: 'creator-corpus', write: () => corpusFigures() },
 ];
 
-/** The text with the block between a part's markers replaced; an error if the markers are missing. */
-export function fill(text: string, name: string, body: string, file: string): string {
-  const open = `<!-- generated:${name} -->`;
-  const start = text.indexOf(open);
-  const end = start < 0 ? -1 : text.indexOf('<!-- /generated -->', start);
-  if (start < 0 || end < 0) throw new Error(`${file}: no ${open} … <!-- /generated --> block`);
-  return `${text.slice(0, start + open.length)}\n${body}\n${text.slice(end)}`;
-}
-
-/** Every file with generated parts, as this script would write it (file path → text). */
-export function generatedDocs(root = ROOT): Map<string, string> {
+/**
+ * Every file with generated parts, as this script would write it (file path → text); with
+ * `include`, only the parts it takes (by marker name) and the files that hold one.
+ */
+export function generatedDocs(
+  root = ROOT,
+  include: (name: string) => boolean = () => true,
+): Map<string, string> {
   const out = new Map<string, string>();
-  for (const part of PARTS) {
+  for (const part of PARTS.filter((p) => include(p.name))) {
     const text = out.get(part.file) ?? readFileSync(join(root, part.file), 'utf8');
     out.set(part.file, fill(text, part.name, part.write(text), part.file));
   }
