@@ -322,15 +322,21 @@ function partOf(parts: Map<Split, PartFigures>, split: Split): PartFigures {
   return part;
 }
 
-/** Every sample run and judged (by default those of the measured parts). */
-export function measure(samples: readonly Sample[] = loadCorpus(CORPUS, MEASURED)): Report {
+/**
+ * Every sample run and judged (by default those of the measured parts). `runOf` runs a sample: a
+ * caller that also reads the runs hands in one that keeps them, rather than running them twice.
+ */
+export function measure(
+  samples: readonly Sample[] = loadCorpus(CORPUS, MEASURED),
+  runOf: (sample: Sample) => Run = run,
+): Report {
   const parts = new Map<Split, PartFigures>();
   partOf(parts, 'tuned');
   const levels = new Map<number, { n: number; right: number }>();
   const silentWrong: SilentWrong[] = [];
   for (const sample of samples) {
     const part = partOf(parts, sample.split);
-    const r = run(sample);
+    const r = runOf(sample);
     const asked = askedColumns(r);
     for (const role of ROLES) {
       const count = part.roles[role];
