@@ -407,8 +407,9 @@ describe('end to end: the creator from a sample to Leads at Meta', function () {
       );
       assert.deepEqual(errors, []);
       // Typed in the warehouse: fired_at a timestamp read as UTC, the nested merge fields text,
-      // the subscriber's e-mail as the person's (user.email), its copy among the merge fields
-      // (marked personal data by its format) hashed as the settings say.
+      // the subscriber's e-mail as the person's (user.email); its copy among the merge fields
+      // (marked personal data by its format) and the first name there (a person's name inside an
+      // object that names no party, lower-cased first as names are) hashed as the settings say.
       const [rows] = await env.bigquery.query({
         query: `SELECT fired_at, data_merges_fname, data_merges_interests, data_merges_email, user.email AS email FROM events.${name}`,
       });
@@ -422,7 +423,7 @@ describe('end to end: the creator from a sample to Leads at Meta', function () {
           row?.['email'],
         ],
         [
-          'Mailchimp',
+          createHash('sha256').update('mailchimp').digest('hex'),
           'Group1,Group2',
           createHash('sha256').update('api@mailchimp.com').digest('hex'),
           'api@mailchimp.com',
