@@ -1,12 +1,14 @@
 /**
- * The one place the Pulumi program reads its stack config: `gcp:project`, `gcp:region`,
- * `settingsFile` (the environment's YAML) and the optional `buildRoot`. Settings go through the
- * same parser and schema as the local environment, so a bad value fails `pulumi up` naming its key.
+ * The stack config the Pulumi program reads: `gcp:project`, `gcp:region`, `settingsFile` (the
+ * environment's YAML) and the optional `buildRoot`. Settings go through the same parser and schema
+ * as the local environment, so a bad value fails `pulumi up` naming its key. Pulumi's own reading
+ * of them is infra/stack-reader.ts: this module loads no Pulumi code, so what checks settings as
+ * the program does (the inner loop's tests, the access plan) does not load Pulumi for it.
  */
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import * as pulumi from '@pulumi/pulumi';
+import type * as pulumi from '@pulumi/pulumi';
 import { gatewaySecrets, missingGatewaySecrets } from '../core/access/gateway-secrets.ts';
 import type { BillingStamp, KeptFunction } from '../core/deploy/billing-kept.ts';
 import { type Plan, plan } from '../core/plan.ts';
@@ -118,21 +120,6 @@ function siteUrlMapSnapshot(settings: Readonly<Settings>, settingsFile: string):
   }
 }
 
-/** Reads the stack config through Pulumi (the deploy path); tests call loadStackConfig directly. */
-export function readStackConfig(): StackConfig {
-  const gcp = new pulumi.Config('gcp');
-  const own = new pulumi.Config();
-  const config = loadStackConfig({
-    project: gcp.get('project'),
-    region: gcp.get('region'),
-    settingsFile: own.get('settingsFile'),
-  });
-  return {
-    ...config,
-    gatewaySecretValues: readGatewaySecretValues(config.settings, (k) => own.getSecret(k)),
-  };
-}
-
 /**
  * The gateway's secret values the settings need, read as the stack's config secrets (set once by
  * the engineer, so every `pulumi up` keeps the same value); a missing one is refused before
@@ -148,14 +135,4 @@ export function readGatewaySecretValues(
   );
   if (refusal) throw new StackConfigError(refusal);
   return Object.fromEntries(values) as Record<string, pulumi.Output<string>>;
-}
-
-/**
- * Where the program reads `dist/bundles.json` from: the stack's optional `buildRoot` (a folder
- * holding `dist/`, relative to the repository), else the repository itself. Lets CI, and the
- * test of index.ts, point `pulumi up` at a build made elsewhere.
- */
-export function readBuildRoot(): string {
-  const root = new pulumi.Config().get('buildRoot');
-  return root ? resolve(REPO_ROOT, root) : REPO_ROOT;
 }

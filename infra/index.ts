@@ -2,9 +2,10 @@
  * The Pulumi program: read the stack config and the built bundles, declare the environment,
  * export its outputs. Composition only; see program.ts, environment.ts and one module per concern.
  */
-import { readBuildRoot, readStackConfig } from './config.ts';
+
 import { program } from './program.ts';
 import { loadBundleManifest } from './sources.ts';
+import { readBuildRoot, readStackConfig } from './stack-reader.ts';
 
 const environment = await program(readStackConfig(), loadBundleManifest(readBuildRoot()));
 

@@ -37,10 +37,15 @@ export const CUSTOM_EVENT_VERSION = 0;
 
 const namePattern = new RegExp(EVENT_NAME_PATTERN);
 
+/** The reserved prefix a name starts with (`ga_`…, RESERVED_EVENT_PREFIXES), or undefined. */
+export function reservedPrefixOf(name: string): string | undefined {
+  return RESERVED_EVENT_PREFIXES.find((p) => name.startsWith(p));
+}
+
 /** Why a name breaks the naming rule, or undefined when it is a valid event name. */
 export function eventNameProblem(name: string): string | undefined {
   if (!namePattern.test(name)) return `must match ${EVENT_NAME_PATTERN} (snake_case, at most 40 characters)`;
-  const prefix = RESERVED_EVENT_PREFIXES.find((p) => name.startsWith(p));
+  const prefix = reservedPrefixOf(name);
   if (prefix) return `must not start with the reserved prefix "${prefix}"`;
   return undefined;
 }

@@ -13,9 +13,9 @@ export const DELIVERABLE_DATA = 'docs/data/catalog-deliverable.json';
 /** Why a verified destination delivers none of the ordinary events, in the docs' words. */
 export const NOT_DELIVERED = {
   audience:
-    "an audience destination (Engage: its actions take only audience events, `context.personas`) that delivers nothing even given its members by an audience sync from the warehouse, with the audience Segment's tests name: a key its mapping must repeat, an audience id it has no setting for, an OAuth refresh, or Segment's own pipeline",
+    "an audience destination (Engage: its actions take only audience events, `context.personas`) that delivers nothing even given its members by an audience sync from the warehouse, with the audience Segment's tests name: Segment's own pipeline, or requests the action does not wait for (so nothing says the platform took them)",
   'user-value':
-    'needs a value only the user knows: a required field with no default that the suggested mappings cannot fill (their account’s list, topic or conversion action, a sender, an endpoint) and Segment’s tests give no value for, named after each destination',
+    'needs a value only the user knows: a required field with no default that the suggested mappings cannot fill (their account’s list, topic or conversion action, a sender, an endpoint), or a setting an audience destination requires of each audience connected to it, that Segment’s tests give no value for, named after each destination',
   'needs-mapping':
     "every verified action needs a `when` that nothing suggests: it has no subscription of its own and its field defaults read neither the person's traits nor the event's properties",
   'not-taken':
@@ -24,6 +24,8 @@ export const NOT_DELIVERED = {
     'takes an ordinary event but sends nothing, even with the values typed from Segment’s tests: the action needs a field the event does not carry or carries otherwise (a UUID for a user id, a library’s context), or a value only the user knows',
   'no-request':
     "succeeds without sending anything: its actions hand their payload back to Segment's own pipeline (Segment's tracking API behind it), so nothing leaves here",
+  'segment-service':
+    "calls Segment's own services first (its Profile API, `profiles.segment.com`, for the person's phone or e-mail and their subscription): an account of Segment's Engage the user of this project does not have, so nothing here answers as it would",
   answer:
     "sends, but reads more of the platform's answer than the stand-in gives (`200 {}`, or the answer Segment's tests mocked for that request): a record or a configuration it looks up first",
 } as const;

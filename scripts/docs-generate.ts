@@ -19,10 +19,10 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { catalogManifest, OAUTH_TOKEN_AS_SECRET } from '../core/platforms/segment-action/catalog.ts';
 import { oauthDefinitions } from '../core/platforms/segment-action/oauth.ts';
-import { declareVariants } from '../infra/variants.ts';
 import { corpusFigures } from './creator-corpus.ts';
 import { deliverableTable, readDeliverable } from './docs-deliverable.ts';
 import { deployerTable } from './docs-deployer.ts';
+import { fill } from './docs-markers.ts';
 import { apiVersionTable, countsTable, factsTable, platformTable } from './docs-platforms.ts';
 import { settingsTable } from './docs-settings.ts';
 import { signatureSchemeTable } from './docs-signatures.ts';
@@ -60,27 +60,30 @@ const PARTS: readonly Part[] = [
   { file: 'docs/creator-inference.md', name: 'creator-corpus', write: () => corpusFigures() },
 ];
 
-/** The text with the block between a part's markers replaced; an error if the markers are missing. */
-export function fill(text: string, name: string, body: string, file: string): string {
-  const open = `<!-- generated:${name} -->`;
-  const start = text.indexOf(open);
-  const end = start < 0 ? -1 : text.indexOf('<!-- /generated -->', start);
-  if (start < 0 || end < 0) throw new Error(`${file}: no ${open} … <!-- /generated --> block`);
-  return `${text.slice(0, start + open.length)}\n${body}\n${text.slice(end)}`;
-}
-
-/** Every file with generated parts, as this script would write it (file path → text). */
-export function generatedDocs(root = ROOT): Map<string, string> {
+/**
+ * Every file with generated parts, as this script would write it (file path → text); with
+ * `include`, only the parts it takes (by marker name) and the files that hold one.
+ */
+export function generatedDocs(
+  root = ROOT,
+  include: (name: string) => boolean = () => true,
+): Map<string, string> {
   const out = new Map<string, string>();
-  for (const part of PARTS) {
+  for (const part of PARTS.filter((p) => include(p.name))) {
     const text = out.get(part.file) ?? readFileSync(join(root, part.file), 'utf8');
     out.set(part.file, fill(text, part.name, part.write(text), part.file));
   }
   return out;
 }
 
-/** docs/deploy.md with its deployer-role table made from every settings variant (asynchronous: it declares them). */
+/**
+ * docs/deploy.md with its deployer-role table made from every settings variant (asynchronous: it
+ * declares them). The Pulumi program is loaded here, not with this module: the check of the other
+ * parts (test/unit/scripts/docs-generate.test.ts, in the inner loop) never declares it, and
+ * loading Pulumi's and its GCP provider's modules cost it half a CPU-second.
+ */
 export async function deployerDoc(root = ROOT): Promise<string> {
+  const { declareVariants } = await import('../infra/variants.ts');
   const file = 'docs/deploy.md';
   const table = deployerTable(await declareVariants());
   return fill(readFileSync(join(root, file), 'utf8'), 'deployer-roles', table, file);

@@ -109,12 +109,57 @@ function kindBeside(fields: readonly InferredField[], id: string): Subject['kind
   return undefined;
 }
 
+/** Top-level names of the column that says which event a payload is (its type). */
+const TYPE_NAMES = new Set(['type', 'event', 'eventtype', 'eventname', 'topic', 'trigger']);
+
+/**
+ * The record the event's type names and its id column, among the columns `where` admits: an
+ * `envelope-sent` beside `data.envelopeId`, a `booking.created` beside `identifiers.bookingId`.
+ * The type's first words name the record (the longest run of up to three that some id column is
+ * named after); `kind` is the type's column and that record's name.
+ */
+export function recordNamedByType(
+  fields: readonly InferredField[],
+  where: (column: string) => boolean,
+): Subject | undefined {
+  const ids = fields.filter(
+    (f) =>
+      f.distinct > 0 &&
+      (f.type === 'string' || f.type === 'integer') &&
+      where(f.name) &&
+      ID_WORDS.has(nameWords(segmentsOf(f.name).at(-1) as string).at(-1) as string),
+  );
+  for (const t of fields) {
+    if (t.name.includes('.') || !TYPE_NAMES.has(nameWords(t.name).join(''))) continue;
+    for (const value of t.examples) {
+      if (typeof value !== 'string') continue;
+      const words = nameWords(value);
+      for (let n = Math.min(3, words.length); n > 0; n--) {
+        const record = words.slice(0, n).join(' ');
+        const id = ids.find(
+          (f) =>
+            nameWords(segmentsOf(f.name).at(-1) as string)
+              .slice(0, -1)
+              .join(' ') === record,
+        );
+        if (id) return { id: id.name, kind: { column: t.name, value: record } };
+      }
+    }
+  }
+  return undefined;
+}
+
 /**
  * The payload's subject (module comment), or undefined: the first column at the envelope's level
  * whose name is a subject word followed by an id word (`PrimaryEntityId`, `record_id`), or the
- * `id` of a `subject`, `target` or `entity` object there. Always-empty columns name nothing.
+ * `id` of a `subject`, `target` or `entity` object there; else the id at the envelope's level of
+ * the record the event's type names (`recordNamedByType`). Always-empty columns name nothing.
  */
 export function subjectOf(fields: readonly InferredField[]): Subject | undefined {
+  return namedSubject(fields) ?? recordNamedByType(fields, atEnvelope);
+}
+
+function namedSubject(fields: readonly InferredField[]): Subject | undefined {
   for (const f of fields) {
     if (f.distinct === 0 || (f.type !== 'string' && f.type !== 'integer')) continue;
     const segs = segmentsOf(f.name);
@@ -178,7 +223,9 @@ export function actorQuestions(fields: readonly InferredField[], base: Guess[]):
       });
       continue;
     }
-    if (!subject || !ID_TARGETS.has(g.target) || !bareUserId(g.column) || !atEnvelope(g.column)) continue;
+    // The user the payload is about (a `user.authenticated`'s `userId`) is its subject, no actor beside it.
+    if (!subject || subject.id === g.column) continue;
+    if (!ID_TARGETS.has(g.target) || !bareUserId(g.column) || !atEnvelope(g.column)) continue;
     const about = `${subject.id}${subject.kind ? ` (${subject.kind.column}: ${subject.kind.value})` : ''}`;
     const userWhy = `a user's id beside ${about}, the record the payload is about: it may be whoever made the change`;
     const s = base.findIndex((x) => x.column === subject.id && x.target === 'event_data');

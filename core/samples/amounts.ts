@@ -21,6 +21,58 @@ const NOT_THE_VALUE = new Set(
     .split(/\s+/),
 );
 
+/** Epoch seconds and milliseconds from 2001-09-09 to 2099-12-31, as infer.ts reads them. */
+const SECONDS = [1e9, 4102444800] as const;
+const MILLIS = [1e12, 4102444800000] as const;
+
+/** A whole number as a JSON sender writes it, or as a CSV cell or form field does (`"1751328000000"`). */
+const wholeNumber = (v: unknown): number | undefined =>
+  typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v.trim()) ? Number(v) : undefined;
+
+const within = (v: unknown, [low, high]: readonly [number, number]) => {
+  const n = wholeNumber(v);
+  return n !== undefined && Number.isInteger(n) && n >= low && n <= high;
+};
+
+/**
+ * Why a column named like an amount is a time and never the event's value, or undefined: a date
+ * or timestamp column (ISO dates, epoch times under a time's name), or whole numbers, written as
+ * numbers or as digits in text, that are all instants in epoch milliseconds (no sale is worth a
+ * trillion) or all in epoch seconds from 2001 to 2099 (FastSpring's `changedValue:
+ * 1751328000000`, a `value: 1751328000`): a sale of one to four billion in a currency's units
+ * (rupiah, dong) is then kept as a field too, and the person chooses it as the value by hand.
+ * Every non-empty value of `rows` is read, or the column's examples without them. The one rule
+ * every path that proposes a value crosses: the guesses' refusal of the target and their reading
+ * of digits written as text (guess.ts), and the studio page's value slot
+ * (studio/web/creator-targets.ts).
+ */
+export function timeShapedAmount(
+  f: InferredField,
+  rows: readonly Record<string, unknown>[] = [],
+): string | undefined {
+  if (f.type === 'timestamp' || f.type === 'date')
+    return `its values (${String(f.examples[0])}) are times, not an amount`;
+  if (f.type !== 'integer' && f.type !== 'string') return undefined;
+  const read = rows.length > 0 ? rows.map((r) => r[f.name]) : f.examples;
+  const values = read.filter((v) => v !== undefined && v !== null && v !== '');
+  if (values.length === 0) return undefined;
+  if (values.every((v) => within(v, MILLIS)))
+    return `its values (${String(values[0])}) are instants in epoch milliseconds, not an amount`;
+  if (values.every((v) => within(v, SECONDS)))
+    return `its values (${String(values[0])}, ${new Date((wholeNumber(values[0]) ?? 0) * 1000).toISOString()}) are instants in epoch seconds, not an amount`;
+  return undefined;
+}
+
+/**
+ * Whether a column may be the event's value at all, whatever its name matches: no word of its name
+ * says it is a part of the total or something else (`notTheValue`), and its values are no times
+ * (`timeShapedAmount`). The guesses' readings of amounts (guess.ts) and the studio page's value
+ * slot (studio/web/creator-targets.ts) all ask this.
+ */
+export function mayBeTheValue(f: InferredField, rows: readonly Record<string, unknown>[] = []): boolean {
+  return notTheValue(f.name) === undefined && timeShapedAmount(f, rows) === undefined;
+}
+
 /** Words of a sum before discounts, tax and shipping: a value only when no total is there. */
 const PART_SUM = new Set(['subtotal', 'line', 'items', 'item', 'unit', 'net']);
 

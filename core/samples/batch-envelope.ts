@@ -111,6 +111,46 @@ export function batchDeliveryIds(fields: readonly InferredField[]): { column: st
   }));
 }
 
+/** Generic names of a list that carry events only when each item says which event it is (`payload.items`). */
+const GENERIC_LISTS = new Set(['items', 'entries', 'batch']);
+/** Keys of an item that name which event it is: a list of such items is a batch, not an order's lines. */
+const ITEM_TYPE = new Set(['type', 'event', 'eventtype', 'eventname', 'topic', 'action']);
+/** How deep under envelopes (`data`, `payload`…) a carried list is looked for. */
+const MAX_ENVELOPES = 3;
+/** A path segment the translator's `format.records` takes (schemas/translator.ts). */
+const PATH_SEGMENT = /^[A-Za-z_$][A-Za-z0-9_$-]*$/;
+
+const isEvents = (items: readonly Record<string, unknown>[], name: string) =>
+  LIST_NAMES.has(joined(name)) ||
+  (GENERIC_LISTS.has(joined(name)) &&
+    items.every(
+      (item) => ownIdKey(item) !== undefined && Object.keys(item).some((k) => ITEM_TYPE.has(joined(k))),
+    ));
+
+/**
+ * The dotted path of a batch nested in a JSON body under its envelopes (Okta's `data.events`, a
+ * `payload.items` of events), for the page to offer as the rows as it offers a top-level list: a
+ * non-empty list of objects under envelopes only (`data`, `payload`, `body`…, at most three),
+ * named as events, records or notifications, or `items`, `entries` or `batch` whose every item has
+ * its own id and a key naming its event (`type`, `event`, `eventType`…), which an order's line
+ * items do not. Undefined when there is none, or more than one (then none is the batch).
+ */
+export function nestedBatchPath(body: unknown): string | undefined {
+  const found: string[] = [];
+  const walk = (value: Record<string, unknown>, path: readonly string[]) => {
+    for (const [key, v] of Object.entries(value)) {
+      if (!PATH_SEGMENT.test(key)) continue;
+      const at = [...path, key];
+      if (Array.isArray(v) && v.length > 0 && v.every(isObject) && isEvents(v, key)) found.push(at.join('.'));
+      else if (isObject(v) && WRAPPERS.has(joined(key)) && at.length < MAX_ENVELOPES) walk(v, at);
+    }
+  };
+  if (isObject(body))
+    for (const [key, v] of Object.entries(body))
+      if (isObject(v) && WRAPPERS.has(joined(key)) && PATH_SEGMENT.test(key)) walk(v, [key]);
+  return found.length === 1 ? found[0] : undefined;
+}
+
 /** A column's guess as the guesses are being made (guess.ts's `ColumnGuess` before its confidence). */
 interface Guess {
   readonly column: string;

@@ -5,7 +5,6 @@
  * as consent, Meta's action source. A guess is a starting point the page shows and the person
  * changes; none is applied out of sight. Pure.
  */
-import { eventNameProblem, lookupEvent, nearCatalogueName } from '../../schemas/catalogue.ts';
 import { instant, readPattern } from '../formats/patterns.ts';
 import { PII_COLUMNS } from '../warehouse/pii-columns.ts';
 import { TABLES } from '../warehouse/warehouse.ts';
@@ -13,15 +12,17 @@ import { actorQuestions, actorRefusal } from './actor.ts';
 import {
   type AmountGuess,
   type MinorUnitsOffer,
+  mayBeTheValue,
   minorUnitsOffer,
-  notTheValue,
+  timeShapedAmount,
   wholeNumbers,
 } from './amounts.ts';
 import { batchIdQuestion } from './batch-envelope.ts';
 import { atEnvelopeTop, deliveryColumns, envelopeEventId } from './delivery.ts';
+import { chooseEventName, type EventNameGuess } from './event-name.ts';
 import { identityEvidence, leafSide, personalDetail, personObjectId } from './evidence.ts';
 import { fieldName, nameWords } from './names.ts';
-import { ownIdQuestion } from './own-id.ts';
+import { deliveredIdQuestion, ownIdQuestion } from './own-id.ts';
 import { partyRole, unclaimedDetailQuestions } from './party.ts';
 import { lonePersonIdQuestions } from './person-id-evidence.ts';
 import { type Evidence, evidenceOf, type Question, questionsFor } from './questions.ts';
@@ -30,8 +31,9 @@ import { directionOf, notARegion, objectTypes, type RoleReading, versionNamed } 
 import type { InferredField } from './sample.ts';
 import { reportedSteps, stepTimeOf } from './step-time.ts';
 import { dataFieldName, type MappingSuggestion, type SuggestColumn, suggestMappings } from './suggest.ts';
-import { actorAbove, thinEvidenceQuestions, timeShapedAmount } from './two-evidence.ts';
+import { actorAbove, thinEvidenceQuestions } from './two-evidence.ts';
 
+export { eventNameGuess } from './event-name.ts';
 export type { Evidence, Question } from './questions.ts';
 
 /** What the event time must fall in to be accepted (the gateway's window, core/event.ts). */
@@ -80,7 +82,7 @@ export interface OutsideWindow {
 export interface Guesses {
   readonly columns: ColumnGuess[];
   /** The event's name, when a column names it (`type`: `checkout.session.completed`). */
-  readonly eventName?: { readonly name: string; readonly why: string };
+  readonly eventName?: EventNameGuess;
   /**
    * Why the event time is the column chosen, or the time of arrival (no column holds times);
    * `outside`: a blocking question (see `OutsideWindow`), and then no `column`.
@@ -167,7 +169,7 @@ type Refusal = (column: string, target: string) => string | undefined;
  * PayPal's `payee`, an issue's `user`), a region from a `state` that is a status or stands beside
  * no place, the page's URL from a URL that is not named as the page's.
  */
-function refusals(fields: readonly InferredField[]): Refusal {
+function refusals(fields: readonly InferredField[], rows: readonly Record<string, unknown>[]): Refusal {
   const typeOf = objectTypes(fields);
   const direction = directionOf(fields);
   const byName = new Map(fields.map((f) => [f.name, f]));
@@ -191,7 +193,7 @@ function refusals(fields: readonly InferredField[]): Refusal {
       return target === 'user.region' && f ? notARegion(column, f, columns) : undefined;
     }
     // An amount is a number that is not a time (FastSpring's `changedValue` in epoch milliseconds).
-    if (target === 'value' && f) return timeShapedAmount(f);
+    if (target === 'value' && f) return timeShapedAmount(f, rows);
     // A currency is told by its codes, not by its name alone ("Credit Card" under `payment_currency`).
     if (target === 'currency' && f && f.format !== 'currency') return 'its values are not currency codes';
     if (target === 'page.url' && !pageColumn(column)) return 'not named as the page’s';
@@ -349,47 +351,6 @@ function notWhenItHappened(f: InferredField, rows: readonly Record<string, unkno
   return undefined;
 }
 
-/** A name for the event from a column that names it, when the sample has one value there. */
-function chooseEventName(
-  fields: readonly InferredField[],
-  named: readonly string[],
-): Guesses['eventName'] | undefined {
-  // The envelope's `type` (Intercom's `notification_event`) names the kind of message; an event's
-  // own name, or a `topic` (Intercom's `user.created`, Shopify's header), names what happened.
-  const rank = ['eventname', 'eventtype', 'event', 'topic', 'type'];
-  const candidates = [
-    ...named,
-    ...fields
-      .filter((f) => depth(f.name) === 0 && rank.includes(words(f.name)))
-      .sort((a, b) => rank.indexOf(words(a.name)) - rank.indexOf(words(b.name)))
-      .map((f) => f.name),
-  ];
-  for (const column of candidates) {
-    const f = fields.find((x) => x.name === column);
-    const value = f?.examples[0];
-    if (f?.distinct !== 1 || typeof value !== 'string') continue;
-    const name = fieldName(value).slice(0, 40);
-    const taken = lookupEvent(name) ? name : nearCatalogueName(name);
-    if (!taken) return { name, why: `from ${column} = "${value}"` };
-    return ownName(name, taken, column, value);
-  }
-  return undefined;
-}
-
-/**
- * A name the registry takes when the value names a built-in event, or one too close to it
- * (Mailchimp's `type=subscribe`): the creator defines a new event, so `_webhook` is added, and
- * the reason says so. None when even that is refused.
- */
-function ownName(name: string, builtIn: string, column: string, value: string): Guesses['eventName'] {
-  const own = `${name.slice(0, 32)}_webhook`;
-  if (eventNameProblem(own) || lookupEvent(own) || nearCatalogueName(own)) return undefined;
-  return {
-    name: own,
-    why: `from ${column} = "${value}", with "_webhook" added: ${builtIn} is a built-in event’s name`,
-  };
-}
-
 /** The guesses for a sample's inferred fields (and its rows, for the event time's window). */
 export function guessChoices(
   fields: readonly InferredField[],
@@ -404,7 +365,7 @@ export function guessChoices(
   });
   // Refused targets are refused before they are given out: an issue's `user.email` cannot keep
   // the person's e-mail from `billing.email`, nor an always-null `phone` from `billing_address.phone`.
-  const refuse = refusals(fields);
+  const refuse = refusals(fields, rows);
   const typeOf = objectTypes(fields);
   const suggestions = suggestMappings(fields.map(asColumn), { refuse: (c, t) => refuse(c, t) !== undefined });
   const eventTime = chooseEventTime(fields, rows, options.window);
@@ -443,6 +404,14 @@ export function guessChoices(
       consent.push({ column: s.column, why: `${s.column} reads like consent` });
       return { column: s.column, ...own, why };
     }
+    // A column named `value` keeps its own name, but values that are times never make it the value.
+    const time = own.field === 'value' ? timeShapedAmount(f, rows) : undefined;
+    if (time)
+      return {
+        column: s.column,
+        ...own,
+        why: `event field under its own name, but ${time}: not the event's value`,
+      };
     if (s.target === 'event_data' && s.field !== undefined) {
       const alone = refusedWhy(asColumn(f), refuse);
       if (alone) return { column: s.column, ...own, why: alone };
@@ -484,6 +453,8 @@ export function guessChoices(
   if (idQuestion) questions.push(idQuestion);
   const batchQuestion = idQuestion ? undefined : batchIdQuestion(fields, base);
   if (batchQuestion) questions.push(batchQuestion);
+  const deliveredQuestion = idQuestion || batchQuestion ? undefined : deliveredIdQuestion(fields, base);
+  if (deliveredQuestion) questions.push(deliveredQuestion);
   questions.push(...actorAsks);
   questions.push(
     ...thinEvidenceQuestions(asQuestions, new Set(questions.flatMap((q) => q.options.map((o) => o.column)))),
@@ -526,7 +497,7 @@ export function guessChoices(
   });
   const eventName = chooseEventName(fields, named);
   textAmount(fields, rows, columns);
-  const value = amountGuess(columns, 'value');
+  const value = amountGuess(columns, 'value', keptAsValue(fields, rows));
   if (value) currencyBesideValue(fields, rows, columns, value.column);
   if (value) moneyWithoutCurrency(fields, columns, questions, value.column);
   // A currency says what the value is in: without a value, no column is the event's currency.
@@ -595,13 +566,13 @@ function textAmount(
   rows: readonly Record<string, unknown>[],
   columns: ColumnGuess[],
 ): void {
-  if (columns.some((c) => c.field === 'value')) return;
+  if (columns.some(keptAsValue(fields, rows))) return;
   // Digits written as text are an amount only beside a currency in the same object: a survey's
   // score ("9" under `response.value`) is digits too.
   const text = fields.filter(
     (f) =>
       f.type === 'string' &&
-      !notTheValue(f.name) &&
+      mayBeTheValue(f, rows) &&
       wholeNumbers(f, rows) &&
       currencyBeside(fields, f.name) >= 0,
   );
@@ -663,7 +634,7 @@ function amountRivals(
   const column = (fields[at] as InferredField).name;
   const same = (c: string) => rows.every((r) => String(r[c]) === String(r[column]));
   const rivals = fields.filter((f, i) => {
-    if (i === at || f.distinct === 0 || same(f.name) || notTheValue(f.name)) return false;
+    if (i === at || f.distinct === 0 || same(f.name) || !mayBeTheValue(f, rows)) return false;
     const [alone] = suggestMappings([{ name: f.name, type: f.type }]);
     return alone?.field === 'value' && alone.confidence >= 0.5;
   });
@@ -740,9 +711,24 @@ function currencyBeside(fields: readonly InferredField[], column: string): numbe
   );
 }
 
-/** The column kept as a catalogue data field (`value`, `currency`), with why. */
-function amountGuess(columns: readonly ColumnGuess[], field: 'value' | 'currency'): AmountGuess | undefined {
-  const c = columns.find((x) => x.target === 'event_data' && x.field === field);
+/**
+ * Whether a guess keeps its column as the `value` field and its values are no times: a column named
+ * `value` of epoch seconds keeps its name, never the event's value (amounts.ts `timeShapedAmount`).
+ */
+function keptAsValue(fields: readonly InferredField[], rows: readonly Record<string, unknown>[]) {
+  return (c: ColumnGuess): boolean => {
+    const f = fields.find((x) => x.name === c.column);
+    return c.field === 'value' && f !== undefined && timeShapedAmount(f, rows) === undefined;
+  };
+}
+
+/** The column kept as a catalogue data field (`value`, `currency`), with why; `fits` says which may be. */
+function amountGuess(
+  columns: readonly ColumnGuess[],
+  field: 'value' | 'currency',
+  fits: (c: ColumnGuess) => boolean = () => true,
+): AmountGuess | undefined {
+  const c = columns.find((x) => x.target === 'event_data' && x.field === field && fits(x));
   return c ? { column: c.column, field, why: c.why } : undefined;
 }
 

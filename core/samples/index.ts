@@ -6,6 +6,7 @@
 export {
   type ColumnGuess,
   type Evidence,
+  eventNameGuess,
   type Guesses,
   guessChoices,
   type Question,

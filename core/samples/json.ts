@@ -4,6 +4,7 @@
  * and skipped.
  */
 import { setField } from '../formats/records.ts';
+import { nestedBatchPath } from './batch-envelope.ts';
 import type { SampleProblem } from './sample.ts';
 
 /** Objects nested deeper than this are kept whole, as one value. */
@@ -71,22 +72,34 @@ export function readJson(text: string): { value: unknown } | { problem: SamplePr
 const isRecords = (v: unknown) => Array.isArray(v) && v.length > 0 && v.every(isObject);
 
 /**
- * The key of an object that holds one array of objects among its values (`events` in GA4's
- * Measurement Protocol, `data` in Meta's): the records a translator's `format.records` reads.
- * Undefined when there is none or more than one (an order's `line_items` beside `tax_lines`).
+ * The path of the records a translator's `format.records` reads: the key of an object that holds
+ * one array of objects among its values (`events` in GA4's Measurement Protocol, `data` in
+ * Meta's), else a batch of events nested under the body's envelopes (`data.events`:
+ * batch-envelope.ts `nestedBatchPath`). Undefined when there is none or more than one (an
+ * order's `line_items` beside `tax_lines`).
  */
 export function recordsPath(value: unknown): string | undefined {
   if (!isObject(value)) return undefined;
   const keys = Object.keys(value).filter((k) => isRecords(value[k]));
-  return keys.length === 1 && /^[A-Za-z_$][A-Za-z0-9_$-]*$/.test(keys[0] as string) ? keys[0] : undefined;
+  if (keys.length > 1) return undefined;
+  if (keys.length === 1) return /^[A-Za-z_$][A-Za-z0-9_$-]*$/.test(keys[0] as string) ? keys[0] : undefined;
+  return nestedBatchPath(value);
+}
+
+/** The value at a dotted path as the translator reads `format.records`: the exact key, else step by step. */
+function atPath(value: Record<string, unknown>, path: string): unknown {
+  if (Object.hasOwn(value, path)) return value[path];
+  let at: unknown = value;
+  for (const part of path.split('.')) at = isObject(at) && Object.hasOwn(at, part) ? at[part] : undefined;
+  return at;
 }
 
 /**
  * Rows of a parsed JSON value: an object is one row, an array holds one object per row; with
- * `records`, the items of that key's array are the rows.
+ * `records`, the items of the array at that path are the rows.
  */
 export function jsonRows(parsed: unknown, records?: string): JsonResult {
-  const value = records !== undefined && isObject(parsed) ? parsed[records] : parsed;
+  const value = records !== undefined && isObject(parsed) ? atPath(parsed, records) : parsed;
   const out = collector();
   const problems: SampleProblem[] = [];
   if (isObject(value)) out.add(value);

@@ -17,7 +17,8 @@
  * Delivery and request ids (`delivery_id`, `request_id`) and ids inside another object are kept
  * out before this (delivery.ts, guess.ts), and trace ids are never named as an event's. Pure.
  */
-import { atEnvelopeTop, everyRowOwn, idShaped } from './delivery.ts';
+import { recordNamedByType } from './actor.ts';
+import { atEnvelopeTop, deliveryColumns, everyRowOwn, idShaped } from './delivery.ts';
 import { nameWords } from './names.ts';
 import type { Question } from './questions.ts';
 import type { InferredField } from './sample.ts';
@@ -117,5 +118,56 @@ export function ownIdQuestion(
     target: 'event_id',
     ask: `Which column is the event's own id? ${chosen.column} is named as one, ${mine.column} is the payload's own: a wrong one folds different events into one.`,
     options: [first, second],
+  };
+}
+
+/** What a delivery was sent to, at the envelope's top: the vendor's webhook subscription, endpoint or hook. */
+const SENT_TO = /^(webhook )?(subscription|endpoint|hook|destination|webhook) (id|uuid)$/;
+const isTime = (f: InferredField) =>
+  f.type === 'timestamp' ||
+  f.type === 'date' ||
+  f.pattern === 'epoch_seconds' ||
+  f.pattern === 'epoch_millis';
+
+/**
+ * The question of whether a compound event id (`eventId`, `notification_id`) is the event's or
+ * one delivery's, undefined where no doubt. An envelope that names the subscription or endpoint
+ * it was delivered to (`subscriptionId`, `webhook_id`) is one delivery of the event; when it says
+ * nothing of when the event happened (no time anywhere in the payload) and counts no attempts (a
+ * counter would tell a retry apart on its own, so the id is the event's), nothing shows that its
+ * id stays the same on a retry: a vendor may give each delivery attempt its own. The page asks,
+ * the named column preselected (a delivery's id makes a retry a second row; the record's id alone
+ * would fold every later change of the record into the first), the record the event's type names
+ * (`booking.created` → `identifiers.bookingId`) offered beside it.
+ */
+export function deliveredIdQuestion(
+  fields: readonly InferredField[],
+  base: readonly Guess[],
+): Question | undefined {
+  const chosen = base.find((g) => g.target === 'event_id');
+  if (!chosen || !atEnvelopeTop(chosen.column) || refersTo(chosen.column).length === 0) return undefined;
+  const sentTo = fields.find(
+    (f) => f.distinct > 0 && atEnvelopeTop(f.name) && SENT_TO.test(nameWords(leafOf(f.name)).join(' ')),
+  );
+  if (!sentTo || fields.some(isTime) || deliveryColumns(fields).some((d) => d.kind === 'attempt'))
+    return undefined;
+  const record = recordNamedByType(fields, (c) => c !== chosen.column && c !== sentTo.name);
+  return {
+    target: 'event_id',
+    ask: `Is ${chosen.column} the event's own id? The payload names what it was delivered to (${sentTo.name}) and nothing of when the event happened: a vendor may give each delivery attempt its own id, and then a retry is a second row.`,
+    options: [
+      {
+        column: chosen.column,
+        why: `named as an event id, beside ${sentTo.name}: the event's, or one delivery's`,
+      },
+      ...(record
+        ? [
+            {
+              column: record.id,
+              why: `the id of the ${record.kind?.value} the event's type (${record.kind?.column}) names: a later change of it would be folded into the first`,
+            },
+          ]
+        : []),
+    ],
   };
 }

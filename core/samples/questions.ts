@@ -23,7 +23,10 @@ export interface Evidence {
   readonly position: string;
 }
 
-/** A choice between columns for one target; the first option is the guess. */
+/**
+ * A choice between columns for one target; the first option is the guess, unless the question
+ * preselects its no answer (`noneGuessed`).
+ */
 export interface Question {
   /** The target both would take: `user.phone`, `user.email`, or `value` (an event field). */
   readonly target: string;
@@ -31,6 +34,12 @@ export interface Question {
   readonly field?: string;
   readonly ask: string;
   readonly options: readonly { readonly column: string; readonly why: string }[];
+  /**
+   * Set when the guess is the no answer ("No" to one column, "None of these" to several): no
+   * column takes the target until the person picks one, every option's column being guessed as
+   * an event field under its own name. Any question may preselect it; `why` is the page's words.
+   */
+  readonly noneGuessed?: { readonly why: string };
 }
 
 const isName = (reason: string) => /name|names /.test(reason);

@@ -7,7 +7,9 @@
  * (party.ts, actor.ts, two-evidence.ts), the payload alone does not say which is the event's
  * person: vendors call whoever works in their software a user (the agent who took the call, the
  * owner of a deal) as often as the person. Every such detail becomes a question, the likelier
- * party preselected: the customer, contact or member over the user. A list of ids (`user_ids`)
+ * party preselected: the customer, contact or member over the user; a detail only the user has
+ * (the user's e-mail beside the contact's id) then preselects no, so the page's answers never
+ * disagree about who the person is. A list of ids (`user_ids`)
  * names several people, none of them the event's one person. Pure.
  */
 import { actorOf } from './actor.ts';
@@ -112,6 +114,7 @@ export function rivalPartyQuestions(
   const parties = new Set(candidates.map((c) => c.party));
   const out: Question[] = [];
   const done = new Set(asked);
+  const lone: Lone[] = [];
   for (const [i, g] of base.entries()) {
     const kind = KIND_OF[g.target];
     if (!kind || done.has(g.column)) continue;
@@ -153,11 +156,58 @@ export function rivalPartyQuestions(
       options.unshift(...options.splice(first, 1));
     }
     for (const o of options) done.add(o.column);
+    if (own !== undefined && rivals.length === 0) lone.push({ index: i, at: out.length, own, kind });
     out.push({
       target: g.target,
       ask: `Whose ${KIND_WORDS[kind]} is the person's? The payload names more than one party that could be the person: ${[own, ...others].filter(Boolean).join(', ')}.`,
       options,
     });
   }
-  return out;
+  return preferLikelier(out, lone, base, candidates);
+}
+
+/** A question with one party's detail alone: the guess it asks about, and that party. */
+interface Lone {
+  /** The guess's index in `base`. */
+  readonly index: number;
+  /** The question's index among the rival questions. */
+  readonly at: number;
+  readonly own: string;
+  readonly kind: Kind;
+}
+
+/**
+ * The lone details of a less likely party, once a likelier party's detail is preselected as the
+ * person's (the user's e-mail beside the contact whose id the id question preselects): taking
+ * the user's e-mail as the person's would say the user is the person after all, so such a
+ * question preselects its no answer, the column kept as an event field and still offered.
+ */
+function preferLikelier(
+  questions: Question[],
+  lone: readonly Lone[],
+  base: Guess[],
+  candidates: readonly Candidate[],
+): Question[] {
+  const preferred = candidates.filter((c) =>
+    base.some((g) => g.column === c.column && KIND_OF[g.target] !== undefined),
+  );
+  for (const l of lone) {
+    const over = preferred.find((c) => likelier(l.own, c.party));
+    const g = base[l.index];
+    const q = questions[l.at];
+    if (!over || !g || !q) continue;
+    // Said only when true: the other party's detail of this kind may sit in another question.
+    const none = candidates.some((c) => c.kind === l.kind && c.party === over.party)
+      ? ''
+      : `, and the payload holds no ${KIND_WORDS[l.kind]} of the ${over.party}'s`;
+    const why = `the ${over.party} (${over.column}) is preselected as the person${none}`;
+    base[l.index] = {
+      column: g.column,
+      target: 'event_data',
+      field: dataFieldName(g.column),
+      why: `the ${l.own}'s ${KIND_WORDS[l.kind]}, while ${why}: kept as a field, asked above`,
+    };
+    questions[l.at] = { ...q, noneGuessed: { why: `not the person's: ${why}` } };
+  }
+  return questions;
 }

@@ -13,36 +13,6 @@ import type { Question, QuestionColumn } from './questions.ts';
 import { PERSON_WORDS, WRAPPERS } from './roles.ts';
 import type { InferredField } from './sample.ts';
 
-/** Epoch seconds and milliseconds from 2001-09-09 to 2099-12-31, as infer.ts reads them. */
-const SECONDS = [1e9, 4102444800] as const;
-const MILLIS = [1e12, 4102444800000] as const;
-/** Words of a name that says when: under one, epoch seconds are a time too. */
-const WHEN_WORDS = /^(time|date|at|ts|stamp|timestamp|epoch|changed|created|updated|modified|when)$/;
-
-/** A whole number as a JSON sender writes it, or as a CSV cell or form field does (`"1751328000000"`). */
-const wholeNumber = (v: unknown): number | undefined =>
-  typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v.trim()) ? Number(v) : undefined;
-
-const within = (v: unknown, [low, high]: readonly [number, number]) => {
-  const n = wholeNumber(v);
-  return n !== undefined && Number.isInteger(n) && n >= low && n <= high;
-};
-
-/**
- * Why a number named like an amount is a time, or undefined: every value is an instant in epoch
- * milliseconds (no sale is worth a trillion), or in epoch seconds under a name that says when
- * (FastSpring's `changedValue: 1751328000000` is when the subscription changed).
- */
-export function timeShapedAmount(f: InferredField): string | undefined {
-  if (f.type !== 'integer' || f.examples.length === 0) return undefined;
-  const when = nameWords(f.name.slice(f.name.lastIndexOf('.') + 1)).some((w) => WHEN_WORDS.test(w));
-  if (f.examples.every((v) => within(v, MILLIS)))
-    return `its values (${f.examples[0]}) are instants in epoch milliseconds, not an amount`;
-  if (when && f.examples.every((v) => within(v, SECONDS)))
-    return `its name says when and its values (${f.examples[0]}) are epoch seconds, not an amount`;
-  return undefined;
-}
-
 /**
  * Objects whose contents are the business's, or the one who acted on a record for it: a person's
  * detail is never taken from under one, however deep (`owner.user.id`, `created_by.email`).

@@ -7,7 +7,8 @@
  * the first path segment (`https://a.klaviyo.com/api/events/` → `<base_url>/a.klaviyo.com/api/events/`):
  * this server reads the host back from that segment. By default it answers 200 with the body the
  * vendor documents where an action reads the answer (Pipedrive's and HubSpot's searches, HubSpot's
- * upsert, Attio's records), `{}` elsewhere. From outside its process (an end-to-end test on
+ * upsert, Attio's records, Marketo's lead lookups and list changes, Optimizely Web's events), `{}`
+ * elsewhere. From outside its process (an end-to-end test on
  * `npm start`), through the paths under `/_standin/` that no vendor host can take:
  * - `POST /_standin/fail-next` `{answers}`: the next answers, whatever the host (server.ts);
  * - `POST /_standin/fail-next/<host>` `{answers, contains?}`: the next answers to that host only
@@ -63,13 +64,23 @@ export interface CaptureReceiver extends PlatformReceiver {
 const OWN = '/_standin/';
 const REQUESTS_PATH = `${OWN}requests`;
 
-/** A rule: the answer to a request to a host (matched by suffix) and a path (matched by prefix). */
+/**
+ * A rule: the answer to a request to a host (matched by suffix) and a path (matched by prefix, or
+ * by a pattern where the path carries an id); an answer may be built from the request's JSON body
+ * (a create that answers the object it created).
+ */
 interface Rule {
   readonly host: string;
   readonly method?: string;
-  readonly path: string;
-  readonly answer: Answer;
+  readonly path: string | RegExp;
+  readonly answer: Answer | ((body: unknown, query: Readonly<Record<string, string>>) => Answer);
 }
+
+/** Marketo's answers carry a request id and `success` (HTTP 200 even for an error). */
+const marketo = (result: unknown[]): Answer => ({
+  status: 200,
+  body: { requestId: 'e42b#standin', success: true, result },
+});
 
 /**
  * The default answers where an action reads what the vendor sent back; each body is the shape
@@ -148,6 +159,46 @@ const RULES: readonly Rule[] = [
   },
   // Slack's incoming webhooks answer the text `ok` (JSON here: the server writes JSON bodies).
   { host: 'hooks.slack.com', path: '/services/', answer: { status: 200, body: 'ok' } },
+  // Marketo: a bulk import is queued; a lookup by field finds the lead; a removal from a list
+  // answers each lead removed.
+  {
+    host: '.mktorest.com',
+    method: 'POST',
+    path: '/bulk/v1/leads.json',
+    answer: marketo([{ batchId: 1, importId: '1', status: 'Queued' }]),
+  },
+  {
+    host: '.mktorest.com',
+    method: 'GET',
+    path: '/rest/v1/leads.json',
+    // One lead for each value looked up (`filterValues`, comma-separated), in their order.
+    answer: (_, query) =>
+      marketo(
+        (query['filterValues'] ?? '')
+          .split(',')
+          .filter((v) => v !== '')
+          .map((_v, i) => ({ id: i + 1 })),
+      ),
+  },
+  {
+    host: '.mktorest.com',
+    method: 'DELETE',
+    path: /^\/rest\/v1\/lists\/[^/]+\/leads\.json$/,
+    answer: marketo([{ id: 1, status: 'removed' }]),
+  },
+  // Optimizely Web's REST API: a project with no custom event yet; a create answers the event it
+  // created (what was asked, with its id); the Event API answers 204.
+  { host: 'api.optimizely.com', method: 'GET', path: '/v2/events', answer: { status: 200, body: [] } },
+  {
+    host: 'api.optimizely.com',
+    method: 'POST',
+    path: /^\/v2\/projects\/[^/]+\/custom_events$/,
+    answer: (body) => ({
+      status: 201,
+      body: { ...(typeof body === 'object' && body !== null ? body : {}), id: 1001, archived: false },
+    }),
+  },
+  { host: 'logx.optimizely.com', method: 'POST', path: '/v1/events', answer: { status: 204 } },
 ];
 
 /** `host/path` of every OAuth destination's token endpoint, and Google's current one: the OAuth stand-in answers them. */
@@ -176,7 +227,24 @@ function isTokenRequest(method: string, headers: Readonly<Record<string, string>
 const matches = (rule: Rule, method: string, host: string, path: string): boolean =>
   (rule.host.startsWith('.') ? host.endsWith(rule.host) : host === rule.host) &&
   (rule.method === undefined || rule.method === method) &&
-  path.startsWith(rule.path);
+  (typeof rule.path === 'string' ? path.startsWith(rule.path) : rule.path.test(path));
+
+/**
+ * The answer the vendor documents for a request to `host` and `path` (the query aside), where an
+ * action reads it (RULES; test/fixtures/catalog/SOURCES.md names each page); undefined elsewhere.
+ */
+export function documentedAnswer(
+  method: string,
+  host: string,
+  path: string,
+  body?: unknown,
+  query: Readonly<Record<string, string>> = {},
+): Answer | undefined {
+  const bare = path.split('?')[0] ?? path;
+  const rule = RULES.find((r) => matches(r, method.toUpperCase(), host.toLowerCase(), bare));
+  if (rule === undefined) return undefined;
+  return typeof rule.answer === 'function' ? rule.answer(body, query) : rule.answer;
+}
 
 /** `/a.klaviyo.com/api/events/` → host and path; undefined when the first segment is no host. */
 export function splitCapturedPath(path: string): { host: string; path: string } | undefined {
@@ -298,7 +366,7 @@ export async function startCaptureReceiver(options: CaptureOptions = {}): Promis
       return oauth.token({ method, headers, raw });
     if (at.host === 'sheets.googleapis.com')
       return sheets.handle({ method, path: at.path, query, headers, body });
-    return RULES.find((r) => matches(r, method, at.host, at.path))?.answer ?? { status: 200, body: {} };
+    return documentedAnswer(method, at.host, at.path, body, query) ?? { status: 200, body: {} };
   });
   /** The OAuth and Sheets stand-ins' own paths: registration, authorization, spreadsheets. */
   function standInAdmin(

@@ -4,7 +4,8 @@
  * guesses' question is shown with each option's why, the guess preselected; picking another
  * option gives that column the target and keeps the others as event fields under their own
  * names. Every question can also be answered no (a one-option question, "is this the person's
- * id?") or none of these: then every column it asks about is kept as an event field. And the field names the person types, checked with the save's own rule
+ * id?") or none of these: then every column it asks about is kept as an event field; a question
+ * whose guess is no (`noneGuessed`) shows that answer preselected, with why. And the field names the person types, checked with the save's own rule
  * (core/translate/spec.ts) as they type, so a save the server would refuse cannot be made.
  * Browser-only: the page's elements.
  */
@@ -27,12 +28,18 @@ export function answer(q: Question, column: string, choices: readonly ColumnChoi
 /** The answer that none of a question's columns takes its target: every one stays an event field. */
 export const NONE = '';
 
-/** The words of the no answer: "No" to a question about one column, "None of these" to several. */
+/**
+ * The words of the no answer: "No" to a question about one column, "None of these" to several;
+ * marked as the guess, with why, when the question preselects it.
+ */
 function noneLabel(q: Question): string {
   const [only] = q.options;
-  return q.options.length === 1 && only
-    ? `No: keep ${only.column} as an event field`
-    : 'None of these: keep each as an event field';
+  const guessed = q.noneGuessed ? ' (guessed)' : '';
+  const head =
+    q.options.length === 1 && only
+      ? `No${guessed}: keep ${only.column} as an event field`
+      : `None of these${guessed}: keep each as an event field`;
+  return q.noneGuessed ? `${head}; ${q.noneGuessed.why}` : head;
 }
 
 /** Shows the questions; `picked` hears the column chosen for each (`NONE` for no). */
@@ -51,7 +58,8 @@ export function showQuestions(
         ...q.options.map((o, j) => {
           const id = `question-${i}-${j}`;
           const radio = el('input', { type: 'radio', name: `question-${i}`, id, value: o.column });
-          radio.checked = j === 0;
+          const guessed = j === 0 && !q.noneGuessed;
+          radio.checked = guessed;
           radio.addEventListener('change', () => picked(q, o.column));
           return el(
             'span',
@@ -61,7 +69,7 @@ export function showQuestions(
               'label',
               { for: id },
               el('span', { class: 'code' }, o.column),
-              j === 0 ? ' (guessed): ' : ': ',
+              guessed ? ' (guessed): ' : ': ',
               o.why,
             ),
           );
@@ -72,10 +80,14 @@ export function showQuestions(
   );
 }
 
-/** The radio that answers a question no, after its options. */
+/**
+ * The radio that answers a question no, after its options; checked, with why, when the guess is
+ * no (`noneGuessed`: the columns are already event fields, so accepting it changes nothing).
+ */
 function noAnswer(q: Question, i: number, picked: (q: Question, column: string) => void): HTMLElement {
   const id = `question-${i}-none`;
   const radio = el('input', { type: 'radio', name: `question-${i}`, id, value: NONE });
+  radio.checked = q.noneGuessed !== undefined;
   radio.addEventListener('change', () => picked(q, NONE));
   return el('span', { class: 'pair' }, radio, el('label', { for: id }, noneLabel(q)));
 }

@@ -7,7 +7,7 @@
  * redefines it (the registry refuses one: core/registry/resources.ts). Browser-only: the page's
  * elements, the catalogue's typebox schemas, no node module.
  */
-import { notTheValue } from '../../core/samples/amounts.ts';
+import { mayBeTheValue } from '../../core/samples/amounts.ts';
 import { CURRENCY_CODES } from '../../core/samples/codes.ts';
 import type { Draft } from '../../core/samples/draft.ts';
 import type { InferredField } from '../../core/samples/index.ts';
@@ -74,8 +74,9 @@ function guessSlot(slot: Slot, fields: readonly InferredField[]): string {
   const names = SLOT_NAMES[slot.name] ?? [slot.name];
   const byDepth = [...fields].sort((a, b) => a.name.split('.').length - b.name.split('.').length);
   // A fee, tax or shipping amount is never the value, whatever its leaf (PayPal's
-  // `resource.transaction_fee.value`): the same rule as the guesses' (core/samples/amounts.ts).
-  const fits = (f: InferredField) => slot.name !== 'value' || notTheValue(f.name) === undefined;
+  // `resource.transaction_fee.value`), nor a column of times (a `value` of epoch seconds): the
+  // same rule as the guesses' (core/samples/amounts.ts).
+  const fits = (f: InferredField) => slot.name !== 'value' || mayBeTheValue(f);
   for (const n of names) {
     const hit = byDepth.find((f) => leaf(f.name) === n && f.distinct > 0 && fits(f));
     if (hit) return hit.name;

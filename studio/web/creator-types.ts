@@ -14,6 +14,7 @@ import {
   type PlatformChoice,
 } from '../../core/samples/draft.ts';
 import {
+  eventNameGuess,
   type Guesses,
   guessChoices,
   type InferredField,
@@ -22,7 +23,6 @@ import {
   type TimeWindow,
 } from '../../core/samples/index.ts';
 import { discriminatorOf, draftMultiType, rowsByType } from '../../core/samples/multi-type.ts';
-import { fieldName } from '../../core/samples/names.ts';
 import { $, el } from './common.ts';
 import { checkName } from './creator-checks.ts';
 import { PLATFORM_CONTROL_IDS } from './creator-platforms.ts';
@@ -106,11 +106,6 @@ export function offerTypes(sample: ParsedSample, allowed: boolean, lastOffer: st
   return { offer: discriminator, groups: box.checked ? groups : undefined };
 }
 
-/** An event name from a header's value (`orders/create` → `orders_create`). */
-export function headerTypeName(value: string): string {
-  return fieldName(value).slice(0, 40);
-}
-
 /** Each group of rows as a type of its own, drafted from its guesses. */
 export function typeViews(
   discriminator: string,
@@ -121,14 +116,11 @@ export function typeViews(
   const views = [...groups].map(([value, sample]): TypeView => {
     const fields = inferFields(sample);
     const guessed = guessChoices(fields, sample.rows, { window });
-    // A type told by a header (`header:X-Shopify-Topic`) is named from the header's value.
-    const guesses: Guesses =
-      guessed.eventName || !discriminator.startsWith('header:')
-        ? guessed
-        : {
-            ...guessed,
-            eventName: { name: headerTypeName(value), why: `from ${discriminator} = "${value}"` },
-          };
+    // A type told by a header (`header:X-Shopify-Topic`) is named from the header's value
+    // (`orders/create` → `orders_create`), mended as a column's value is to a name the registry takes.
+    const named = guessed.eventName || !discriminator.startsWith('header:');
+    const fromHeader = named ? undefined : eventNameGuess(value, discriminator);
+    const guesses: Guesses = fromHeader ? { ...guessed, eventName: fromHeader } : guessed;
     const choices = guessedChoices(guesses, fields);
     const eventName = guesses.eventName?.name ?? '';
     const draft = draftResources({

@@ -155,11 +155,13 @@ function readSample(): void {
   const format = $<HTMLSelectElement>('format').value;
   const options = format === 'auto' ? {} : { format: format as ParsedSample['format'] };
   let sample = parseSample(text, options);
-  // An object around one list of objects (GA4's events[], Meta's data[]): offer its items as rows.
+  // An object around one list of objects (GA4's events[], Meta's data[]), or a batch nested under
+  // envelopes (Okta's data.events): offer its items as rows.
   const offer = sample.recordsOffer;
   const box = $<HTMLInputElement>('records');
   $('records-row').hidden = !offer;
-  if (offer && offer !== state.offer) box.checked = RECORD_KEYS.test(offer);
+  // A batch nested under envelopes (`data.events`) is ticked by its own name, as a top-level one.
+  if (offer && offer !== state.offer) box.checked = RECORD_KEYS.test(offer.slice(offer.lastIndexOf('.') + 1));
   if (offer) state.offer = offer;
   else delete state.offer;
   if (offer) {

@@ -19,6 +19,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { segmentActionDriver } from '../../adapters/segment-actions/driver.ts';
+import { runEnvironment } from '../../adapters/segment-actions/run-context.ts';
 import type { StoredEvent } from '../../core/event.ts';
 import { segmentActionProblems } from '../../core/platforms/segment-action/check.ts';
 import { segmentActionTakes } from '../../core/platforms/segment-action/subscription.ts';
@@ -33,6 +34,7 @@ import {
   audienceCall,
   audienceOf,
   audienceOnly,
+  audienceQuestions,
   audienceSync,
   batchedKinds,
   memberEvent,
@@ -46,7 +48,7 @@ import {
 } from '../support/catalog-deliverable.ts';
 import { standIn } from '../support/catalog-delivery.ts';
 import { REPO } from '../support/local-start.ts';
-import { recordedAnswerAt } from '../support/user-supplied.ts';
+import { platformAnswerAt } from '../support/user-supplied.ts';
 
 const NOW = new Date('2026-11-27T08:00:00.000Z');
 
@@ -72,9 +74,17 @@ interface Verdict {
 /** Why a destination delivers none of the ordinary events, from what the run observed. */
 /** What an action that succeeds without making a request is said to have done. */
 const NO_REQUEST = 'succeeded without a request: the action hands its payload to Segment’s own pipeline';
+/** What an action that succeeds before its requests are answered is said to have done. */
+const UNAWAITED =
+  'succeeded before any request it made was answered: the action does not wait for its requests, so nothing says the platform took them';
 
-function groupOf(v: Verified, verdict: Verdict, usable: boolean): NotDelivered {
-  if (audienceOnly(v)) return 'audience';
+/** Hosts of Segment's own services (its Profile API, its tracking API): no platform of the user's. */
+const SEGMENT_HOST = /(^|\.)(segment\.com|segment\.io|segmentapis\.com)$/;
+
+function groupOf(v: Verified, verdict: Verdict, usable: boolean, hosts: ReadonlySet<string>): NotDelivered {
+  if ([...hosts].some((h) => SEGMENT_HOST.test(h))) return 'segment-service';
+  // An audience destination whose audience settings only the user can give asks for them.
+  if (audienceOnly(v)) return verdict.questions.length > 0 ? 'user-value' : 'audience';
   if (!usable) return verdict.questions.length > 0 ? 'user-value' : 'needs-mapping';
   if (verdict.taken.length === 0) return 'not-taken';
   if (verdict.firstReason?.endsWith(NO_REQUEST)) return 'no-request';
@@ -83,11 +93,18 @@ function groupOf(v: Verified, verdict: Verdict, usable: boolean): NotDelivered {
 
 describe('segment_action: every verified destination delivers the ordinary events it takes (its default presets)', () => {
   let stand: Awaited<ReturnType<typeof standIn>>;
+  // As forward-catalog's entry puts it in place (functions/forward-catalog/index.ts): what Segment
+  // reads from its environment answers each run with its destination's own secrets.
+  const own = process.env;
   before(async () => {
+    process.env = runEnvironment(own);
     // Each destination under its own path; what its platform answers, as Segment's tests mock it.
-    stand = await standIn(recordedAnswerAt);
+    stand = await standIn(platformAnswerAt);
   });
-  after(() => stand.server.close());
+  after(() => {
+    process.env = own;
+    stand.server.close();
+  });
 
   it('delivers to each destination as the committed results say, and says why the others do not', async () => {
     const driver = segmentActionDriver(globalThis.fetch);
@@ -128,6 +145,7 @@ describe('segment_action: every verified destination delivers the ordinary event
             event: ordinaryEvent(kind, `d-${v.slug}-${kind.kind}`, NOW),
           }));
       if (call !== undefined) Object.assign(verdict, { audience: call });
+      if (audienceOnly(v)) verdict.questions.push(...audienceQuestions(v.slug, supplied));
       for (const kind of kinds) {
         const event = kind.event;
         // As `store` judges it: an event no action takes is skipped, never published.
@@ -135,10 +153,13 @@ describe('segment_action: every verified destination delivers the ordinary event
         verdict.taken.push(kind.kind);
         const performed = await perform(event, { destination, secrets, now: NOW });
         if (performed.answered !== undefined) Object.assign(verdict, { sent: true });
-        // Delivered only when a request reached the stand-in: Segment's own destinations hand
-        // their payload back to Segment's pipeline and send nothing.
-        if (performed.outcome.status === 'delivered' && performed.answered !== undefined)
+        // Delivered only when its requests reached the stand-in and were answered within the run:
+        // Segment's own destinations hand their payload back to Segment's pipeline and send
+        // nothing; an action that does not wait for its requests knows nothing of their answers.
+        if (performed.outcome.status === 'delivered' && performed.answered === true)
           verdict.delivered.push(kind.kind);
+        else if (performed.outcome.status === 'delivered' && performed.answered === false)
+          reasons.push(`${kind.kind}: ${UNAWAITED}`);
         else if (performed.outcome.status === 'delivered') reasons.push(`${kind.kind}: ${NO_REQUEST}`);
         else reasons.push(`${kind.kind}: ${performed.outcome.reason}`);
       }
@@ -163,6 +184,14 @@ describe('segment_action: every verified destination delivers the ordinary event
         return typed.usable ? without : plain;
       }),
     );
+    /** The hosts a destination's requests were for (each under `/standin/<slug>/<host>/…`). */
+    const hostsOf = (slug: string) =>
+      new Set(
+        stand.captured.flatMap((c) => {
+          const m = /^\/standin\/([a-z0-9-]+)\/([^/?]+)/.exec(c.path);
+          return m?.[1] === slug && m[2] !== undefined ? [m[2].toLowerCase()] : [];
+        }),
+      );
     const results: DeliverableResults = {
       verified: VERIFIED.length,
       deliverable: verdicts
@@ -177,7 +206,12 @@ describe('segment_action: every verified destination delivers the ordinary event
       not_delivered: verdicts
         .filter((v) => v.delivered.length === 0)
         .map((v) => {
-          const why = groupOf(VERIFIED.find((x) => x.slug === v.slug) as Verified, v, v.usable);
+          const why = groupOf(
+            VERIFIED.find((x) => x.slug === v.slug) as Verified,
+            v,
+            v.usable,
+            hostsOf(v.slug),
+          );
           return {
             slug: v.slug,
             why,

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import {
+  platformAnswerAt,
   recordedAnswer,
   recordedAnswerAt,
   resolved,
@@ -25,6 +26,28 @@ describe('deliverable run: values the user supplies, from Segment’s test input
     assert.equal(typedField('no-such-destination', 'send', 'url'), undefined);
   });
 
+  it('types the user’s own audience key where a test fills a field with its own event’s audience key', () => {
+    // Braze Cohorts' `personas_audience_key` must repeat the audience's key: the user types theirs.
+    assert.equal(
+      typedField('braze-cohorts', 'syncAudiences', 'personas_audience_key', [], 'vip_customers'),
+      'vip_customers',
+    );
+    // Without an audience of their own, the key of a test whose run reached the platform, never
+    // the word a refusal test typed to see the mismatch refused.
+    assert.equal(
+      typedField('braze-cohorts', 'syncAudiences', 'personas_audience_key'),
+      'j_o_jons__step_1_ns3i7',
+    );
+    // A field no test fills with its audience key is typed as the tests give it.
+    assert.equal(typedField('webhook', 'send', 'url', [], 'vip_customers'), 'https://example.com');
+  });
+
+  it('takes the settings of a test that reached the platform before those of a refusal test', () => {
+    // LinkedIn Audiences' first case (a snapshot of a refused combination) sends neither identifier.
+    const linkedin = typedSettings('linkedin-audiences');
+    assert.ok(linkedin['send_email'] === true || linkedin['send_google_advertising_id'] === true);
+  });
+
   it('takes the settings the tests configure (scalars only) and the subscription they run an action under', () => {
     assert.deepEqual(typedSettings('salesforce'), { instanceUrl: 'https://test.salesforce.com/' });
     // TikTok Audiences' tests configure only a list (`advertiser_ids`), which a setting cannot hold.
@@ -37,6 +60,19 @@ describe('deliverable run: values the user supplies, from Segment’s test input
     assert.equal(resolved({ '@path': '$.properties.total' }, event), 12);
     assert.equal(resolved({ '@path': '$.properties.missing' }, event), undefined);
     assert.equal(resolved('literal', event), 'literal');
+  });
+
+  it('answers as the vendor documents where it does, before any answer the tests recorded', () => {
+    // Marketo's tests first mock an expired token (HTTP 200, `success: false`, code 601).
+    const bulk = 'https://000-abc-123.mktorest.com/bulk/v1/leads.json';
+    const recorded = recordedAnswer('marketo-static-lists', 'POST', bulk);
+    assert.equal(JSON.parse(recorded?.text ?? '{}').success, false);
+    const at = '/standin/marketo-static-lists/000-abc-123.mktorest.com/bulk/v1/leads.json?format=csv';
+    assert.equal(JSON.parse(platformAnswerAt('POST', at)?.text ?? '{}').success, true);
+    // Where no vendor page says, the recorded answer, as recordedAnswerAt gives it.
+    const search =
+      '/standin/blackbaud-raisers-edge-nxt/api.sky.blackbaud.com/constituent/v1/constituents/search';
+    assert.deepEqual(platformAnswerAt('GET', search), recordedAnswerAt('GET', search));
   });
 
   it('answers a request as the tests mocked the same method, host and path (query aside), 2xx only', () => {

@@ -6,7 +6,8 @@
  * destination's even when two run at once; LinkedIn Conversions refreshes its token with the
  * client of the destination's `oauth2` connection; and a connection without a client is a
  * `rejected` outcome saying what is missing, not a retried 500. The settings check asks for the
- * developer token and takes it as a secret.
+ * developer token and takes it as a secret. Dynamic Yield's client secret, one variable per data
+ * centre in Segment's environment, is the destination's one `client_secret`.
  */
 import assert from 'node:assert/strict';
 import { runSegmentEvent } from '../../adapters/segment-actions/run.ts';
@@ -152,6 +153,58 @@ describe('segment_action: what Segment reads from its environment comes from our
     assert.equal(form.get('client_id'), 'our-client');
     assert.equal(form.get('client_secret'), 'our-secret');
     assert.equal(form.get('refresh_token'), 'refresh-li');
+  });
+
+  it("Dynamic Yield sends the destination's client secret as its Authorization, in every data centre", async () => {
+    const { fetch, sent } = recording(() => json({}));
+    // An audience member's identify, as an audience sync publishes it, with the audience's settings.
+    const member = (id: string): Record<string, unknown> => ({
+      type: 'identify',
+      messageId: id,
+      userId: `u-${id}`,
+      timestamp: '2026-11-27T07:00:00.000Z',
+      traits: { email: 'jane@example.com', vip_customers: true },
+      context: {
+        personas: {
+          computation_class: 'audience',
+          computation_key: 'vip_customers',
+          external_audience_id: '1234',
+          audience_settings: { audience_name: 'VIP', identifier_type: 'email' },
+        },
+      },
+    });
+    const dy = (sectionId: string): Destination => ({
+      id: `dy-${sectionId}`,
+      type: 'segment_action',
+      destination: 'dynamic-yield-audiences',
+      config: { sectionId },
+      actions: [{ action: 'syncAudience' }],
+    });
+    // 8… is the US data centre, 9… the EU one: each its own variable in Segment's environment.
+    const runs = await Promise.all(
+      (['8001', '9002'] as const).map((section) =>
+        runSegmentEvent(
+          member(section),
+          dy(section),
+          { accessKey: 'key', client_secret: `secret-${section}` },
+          { fetch, now: NOW },
+        ),
+      ),
+    );
+    for (const r of runs)
+      assert.equal(r.outcomes[0]?.outcome.status, 'delivered', JSON.stringify(r.outcomes));
+    const authOf = (host: string) =>
+      sent.filter((x) => x.url.includes(host)).map((x) => x.headers['authorization']);
+    assert.deepEqual(authOf('.use1.dynamicyield.com'), ['secret-8001']);
+    assert.deepEqual(authOf('.euc1.dynamicyield.com'), ['secret-9002']);
+    // The settings check asks for it once, as a secret of the destination.
+    const problems = segmentActionProblems(
+      { ...dy('8001'), secrets: { accessKey: 'DY_KEY' } },
+      'destinations[0]',
+      [],
+    ).filter((p) => p.includes('client_secret'));
+    assert.equal(problems.length, 1, problems.join('\n'));
+    assert.match(problems[0] ?? '', /secrets\.client_secret: is required by dynamic-yield-audiences/);
   });
 
   it('a connection without a client is rejected, saying what is missing, and nothing is sent', async () => {

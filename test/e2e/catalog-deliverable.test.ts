@@ -43,7 +43,7 @@ import {
   stopLocalCli,
 } from '../support/local-start.ts';
 import { until } from '../support/until.ts';
-import { recordedAnswerAt } from '../support/user-supplied.ts';
+import { platformAnswerAt } from '../support/user-supplied.ts';
 
 const RESULTS = JSON.parse(readFileSync(join(REPO, DELIVERABLE_DATA), 'utf8')) as DeliverableResults;
 /** The bound the docs state for the whole run's deliveries, once the environment is up. */
@@ -256,7 +256,7 @@ describe('end to end: every deliverable catalogue destination through the gatewa
   let rows = new Map<string, Set<string>>();
   before(async () => {
     // What each platform answers, as Segment's tests mock it (else 200 {}), as in the driver's run.
-    stand = await standIn(recordedAnswerAt);
+    stand = await standIn(platformAnswerAt);
     local = await startLocalCli({
       prefix: 'eventbus-deliverable-',
       settings: (dir) => {

@@ -3,10 +3,11 @@
  * translator (with the consent given), each signing source's secret the test secret; shared by
  * test/gateway/sources.test.ts and test/gateway/vendor-examples.test.ts.
  */
-import { readCatalogue } from '../../adapters/source-catalogue.ts';
+
 import { type Source, secretName, sourceTranslator } from '../../core/translate/sources.ts';
 import type { ConsentPurpose, Settings } from '../../schemas/settings.ts';
 import { TEST_SECRET } from '../support/source-cases.ts';
+import { sourceCatalogue } from '../support/source-catalogue.ts';
 import { FakePublisher, fixedTranslators, startTestGateway, type TestGateway } from './support.ts';
 
 export interface CatalogueGateway {
@@ -15,13 +16,13 @@ export interface CatalogueGateway {
 }
 
 /** The catalogue, by source name. */
-export const catalogueByName = (): Map<string, Source> => new Map(readCatalogue().map((s) => [s.name, s]));
+export const catalogueByName = (): Map<string, Source> => new Map(sourceCatalogue().map((s) => [s.name, s]));
 
 /** Starts the gateway (close it with `g.close()`). */
 export async function startCatalogueGateway(
   opts: { consent?: ConsentPurpose[]; settings?: Settings } = {},
 ): Promise<CatalogueGateway> {
-  const catalogue = readCatalogue();
+  const catalogue = sourceCatalogue();
   const translators = Object.fromEntries(
     catalogue.map((s) => [s.name, sourceTranslator(s, opts.consent ? { consent: opts.consent } : {}).spec]),
   );

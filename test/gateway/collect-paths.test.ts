@@ -11,8 +11,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildPageView, buildSelfDescribingEvent, newTracker } from '@snowplow/node-tracker';
-import { readCatalogue } from '../../adapters/source-catalogue.ts';
 import { sourceTranslator } from '../../core/translate/sources.ts';
+import { sourceCatalogue } from '../support/source-catalogue.ts';
 import {
   FakePublisher,
   fixedTranslators,
@@ -41,7 +41,7 @@ interface Published {
 }
 
 describe('gateway: the default paths of GA4 and Snowplow senders', () => {
-  const catalogue = readCatalogue();
+  const catalogue = sourceCatalogue();
   const spec = (name: string) => {
     const source = catalogue.find((s) => s.name === name);
     assert.ok(source, name);

@@ -1,26 +1,25 @@
 import assert from 'node:assert/strict';
-import { generateKeyPairSync, sign } from 'node:crypto';
+import { createPrivateKey, createPublicKey, type KeyObject, sign } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createGoogleIdentity, principalAllowed } from '../../gateway/google-identity.ts';
+import { sharedSigningCertificate } from '../support/signing-certificate.ts';
 import { baseSettings, FakePublisher, post, reasonOf, startTestGateway } from './support.ts';
 
 const AUDIENCE = 'https://gateway.example';
 const SA = 'producer@p1.iam.gserviceaccount.com';
 
 /** Signs an RS256 JWT with a local key (docs/google-wire.md §5): no network. */
-function jwt(
-  privateKey: ReturnType<typeof generateKeyPairSync>['privateKey'],
-  kid: string,
-  claims: Record<string, unknown>,
-) {
+function jwt(privateKey: KeyObject, kid: string, claims: Record<string, unknown>) {
   const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
   const head = `${b64({ alg: 'RS256', kid, typ: 'JWT' })}.${b64(claims)}`;
   return `${head}.${sign('RSA-SHA256', Buffer.from(head), privateKey).toString('base64url')}`;
 }
 
 describe('gateway: Google ID tokens and access tokens (offline)', () => {
-  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  // Two RSA keys the tests share (test/support/signing-certificate.ts), not made here again.
+  const privateKey = createPrivateKey(sharedSigningCertificate(0).key);
+  const publicKey = createPublicKey(privateKey);
   let google: Server;
   let base: string;
   let tokeninfoCalls = 0;
@@ -126,7 +125,7 @@ describe('gateway: Google ID tokens and access tokens (offline)', () => {
         (await send(jwt(privateKey, 'k1', claims({ exp: Math.floor(Date.now() / 1000) - 3600 })))).status,
         401,
       );
-      const other = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+      const other = createPrivateKey(sharedSigningCertificate(1).key);
       assert.equal((await send(jwt(other, 'k1', claims()))).status, 401);
       assert.equal((await send(jwt(privateKey, 'k1', claims({ email: 'x@y.example' })))).status, 403);
       assert.equal(pub.published, 4);

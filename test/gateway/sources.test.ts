@@ -8,8 +8,8 @@
  * body is refused where the vendor signs.
  */
 import assert from 'node:assert/strict';
-import { readCatalogue } from '../../adapters/source-catalogue.ts';
 import { SOURCE_CASES } from '../support/source-cases.ts';
+import { sourceCatalogue } from '../support/source-catalogue.ts';
 import { SHAPE_CASES } from '../support/source-shape-cases.ts';
 import { catalogueByName, startCatalogueGateway } from './catalogue-gateway.ts';
 import { type FakePublisher, post, type TestGateway } from './support.ts';
@@ -24,7 +24,7 @@ interface Published {
 }
 
 describe('gateway: the source catalogue', () => {
-  const catalogue = readCatalogue();
+  const catalogue = sourceCatalogue();
   const bySource = catalogueByName();
   let g: TestGateway;
   let pub: FakePublisher;

@@ -9,9 +9,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readCatalogue } from '../../adapters/source-catalogue.ts';
 import { INVALID_ERRORS_ATTRIBUTE } from '../../core/store/invalid-call.ts';
 import { signed } from '../support/source-cases.ts';
+import { sourceCatalogue } from '../support/source-catalogue.ts';
 import { VENDOR_EXAMPLES } from '../support/vendor-examples.ts';
 import { catalogueByName, startCatalogueGateway } from './catalogue-gateway.ts';
 import { baseSettings, type FakePublisher, post, type TestGateway } from './support.ts';
@@ -25,7 +25,7 @@ interface Published {
 
 describe('gateway: every published vendor example through its catalogue source', function () {
   this.timeout(60_000);
-  const catalogue = readCatalogue();
+  const catalogue = sourceCatalogue();
   const bySource = catalogueByName();
   let g: TestGateway;
   let pub: FakePublisher;

@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as pulumi from '@pulumi/pulumi';
-import { loadStackConfig, readStackConfig, StackConfigError } from '../../infra/config.ts';
+import { loadStackConfig, StackConfigError } from '../../infra/config.ts';
+import { readStackConfig } from '../../infra/stack-reader.ts';
 import { settingsText } from './support.ts';
 
 describe('infra: stack config', () => {

@@ -21,7 +21,7 @@ import { accessNeeds, apiCalls, serviceOfHost } from '../../core/access/needs.ts
 import { REPO_ROOT } from '../../infra/config.ts';
 import type { DeclaredVariant } from '../../infra/variants.ts';
 import { actsAs, deployerTable, SERVICE_ACCOUNT_USER } from '../../scripts/docs-deployer.ts';
-import { fill } from '../../scripts/docs-generate.ts';
+import { fill } from '../../scripts/docs-markers.ts';
 import { ofType, withVariants } from './support.ts';
 
 const SLEEP = 'time:index/sleep:Sleep';

@@ -65,6 +65,47 @@ describe('the capturing stand-in', () => {
     assert.equal(stand.captured('companydomain.pipedrive.com')[0]?.query['term'], 'u-1');
   });
 
+  it('answers the lookups and creates Marketo and Optimizely document, the created object with its id', async () => {
+    // Marketo answers 200 whatever happens; `success` says which (an error is `success: false`).
+    const lookup = await fetch(
+      `${stand.url}/123-abc-456.mktorest.com/rest/v1/leads.json?filterType=email&filterValues=a%40b.c`,
+    );
+    const found = (await lookup.json()) as { success: boolean; result: { id: number }[] };
+    assert.equal(found.success, true);
+    assert.equal(typeof found.result[0]?.id, 'number');
+    // A lookup of several values finds one lead for each, as a batch's removal reads them.
+    const several = await fetch(
+      `${stand.url}/123-abc-456.mktorest.com/rest/v1/leads.json?filterType=email&filterValues=a%40b.c%2Cd%40e.f%2Cg%40h.i`,
+    );
+    const leads = ((await several.json()) as { result: { id: number }[] }).result;
+    assert.equal(new Set(leads.map((l) => l.id)).size, 3);
+    const removed = await fetch(`${stand.url}/123-abc-456.mktorest.com/rest/v1/lists/101/leads.json?id=1`, {
+      method: 'DELETE',
+    });
+    assert.equal(((await removed.json()) as { success: boolean }).success, true);
+    // Another Marketo path is none of these: `{}`, as any path without a rule.
+    const other = await fetch(`${stand.url}/123-abc-456.mktorest.com/rest/v1/lists/101.json`);
+    assert.deepEqual(await other.json(), {});
+    // Optimizely's create answers the event it created: what was asked, with its id.
+    const asked = { key: 'Order Completed', name: 'Order Completed', event_properties: [] };
+    const created = await send('/api.optimizely.com/v2/projects/42/custom_events', {
+      body: JSON.stringify(asked),
+    });
+    assert.equal(created.status, 201);
+    const event = (await created.json()) as Record<string, unknown>;
+    assert.deepEqual(
+      { ...event, id: undefined, archived: undefined },
+      {
+        ...asked,
+        id: undefined,
+        archived: undefined,
+      },
+    );
+    assert.equal(typeof event['id'], 'number');
+    const events = await fetch(`${stand.url}/api.optimizely.com/v2/events?project_id=42`);
+    assert.deepEqual(await events.json(), []);
+  });
+
   it("serves the OAuth stand-in's token endpoint at a token URL the catalogue data does not name", async () => {
     const registered = await send(CLIENTS_PATH, {
       body: JSON.stringify({ client_id: 'c-sf', client_secret: 's-sf', refresh_token: 'r-sf' }),

@@ -108,7 +108,8 @@ describe('scheduler: the platforms’ own counts become platform_counts rows', f
     await provision(p, { project: settings.project, bigquery: emu.url, functionUrl: () => '' });
     bigquery = emulatorBigQuery(settings.project, emu.url);
     // Twenty purchases and ten page views reach the pixel; twenty purchases reach GA4.
-    const t = Math.floor(now.getTime() / 1000) - 60;
+    // A minute ago, but never before today's midnight UTC: the counts are read for today.
+    const t = Math.max(Math.floor(now.getTime() / 1000) - 60, Math.floor(Date.parse(day) / 1000));
     const data = [
       ...Array.from({ length: 20 }, (_, i) => ({ event_name: 'Purchase', event_id: `p${i}` })),
       ...Array.from({ length: 10 }, (_, i) => ({ event_name: 'PageView', event_id: `v${i}` })),

@@ -5,8 +5,8 @@
  * topic-named header is offered first.
  */
 import assert from 'node:assert/strict';
+import { eventNameGuess } from '../../core/samples/index.ts';
 import { readableHeaders, readHeaders, typeHeaders } from '../../studio/web/creator-headers.ts';
-import { headerTypeName } from '../../studio/web/creator-types.ts';
 
 describe('studio creator: the sample’s headers', () => {
   it('reads Name: value lines and names a line that is no header', () => {
@@ -56,8 +56,13 @@ describe('studio creator: the sample’s headers', () => {
     });
   });
 
-  it('names a header’s type from its value', () => {
-    assert.equal(headerTypeName('orders/create'), 'orders_create');
-    assert.equal(headerTypeName('push'), 'push');
+  it('names a header’s type from its value, as the registry takes a name', () => {
+    const named = (value: string) => eventNameGuess(value, 'header:X-Topic');
+    assert.deepEqual(named('orders/create'), {
+      name: 'orders_create',
+      why: 'from header:X-Topic = "orders/create"',
+    });
+    assert.equal(named('push')?.name, 'push');
+    assert.equal(named('google_sync')?.name, 'sync');
   });
 });

@@ -276,6 +276,45 @@ describe('studio creator on vendors’ samples in a browser', function () {
     await page.getByText(/Read as JSON, with a header row: 1 row/).waitFor();
     await page.close();
   });
+
+  it('reads an event hook’s nested data.events as the rows, and names the event as the registry takes it', async () => {
+    const page = await ui.browser().newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(`${ui.studio().url}/#token=${TOKEN}`);
+    const event = (uuid: string, email: string) => ({
+      uuid,
+      published: new Date().toISOString(),
+      eventType: 'google_session_start',
+      actor: { alternateId: email },
+    });
+    const body = {
+      eventType: 'com.example.event_hook',
+      eventId: 'b5a188b9-5ece-4636-b041-482ffda96311',
+      data: {
+        events: [
+          event('a1b2c3d4-0000-4000-8000-000000000001', 'ada@example.com'),
+          event('a1b2c3d4-0000-4000-8000-000000000002', 'bob@example.com'),
+        ],
+      },
+    };
+    await page.getByLabel('Paste the raw data').fill(JSON.stringify(body));
+    await page.getByRole('button', { name: 'Read the sample' }).click();
+    await page.getByText(/Read as JSON, with a header row: 2 rows/).waitFor();
+    assert.equal(await page.getByLabel('Each item of "data.events" is one event').isChecked(), true);
+    // Each element's own uuid is its id; the envelope's eventId is no column of the rows.
+    assert.equal(await page.getByLabel('Where uuid goes').inputValue(), 'event_id');
+    assert.equal(await page.getByLabel('Event name').inputValue(), 'session_start');
+    await page
+      .getByText(
+        /Name guessed from eventType = "google_session_start", "google_" dropped: the registry refuses names starting with it/,
+      )
+      .waitFor();
+    await page.getByText('session_start is a good name.').waitFor();
+    await page.getByText('All 2 sample rows fit the definition.').waitFor();
+    await page.getByRole('button', { name: 'Show what will be saved' }).click();
+    await page.getByText('Translator/session-start-json: would be created 1.0').waitFor();
+    assert.match((await page.locator('#yaml').textContent()) ?? '', /records: data\.events/);
+    await page.close();
+  });
 });
 
 describe('studio creator: “Send the sample rows” when the endpoint stores nothing', function () {

@@ -9,7 +9,8 @@
  *   under their default subscriptions.
  * - Each required setting a stand-in shaped as the destination's schema asks: its default, its
  *   first choice, a UUID where the format is uuid, an https URL where it is a URI, else a word.
- * - An OAuth access token, Google Ads' developer token.
+ * - An OAuth access token, and each secret Segment keeps in its environment that every request
+ *   needs (Google Ads' developer token, Dynamic Yield's client secret).
  * - Each ordinary event its subscriptions take (as `store` judges: core/platforms/segment-action/
  *   subscription.ts); an event none takes is skipped, as the decision layer skips it.
  */
@@ -23,6 +24,7 @@ import {
   catalogEntry,
 } from '../../core/platforms/segment-action/catalog.ts';
 import { segmentActionProblems } from '../../core/platforms/segment-action/check.ts';
+import { environmentRoles } from '../../core/platforms/segment-action/environment.ts';
 import { compileFql } from '../../core/platforms/segment-action/fql.ts';
 import { OAUTH_ROLES } from '../../core/platforms/segment-action/oauth.ts';
 import { subscriptionOf } from '../../core/platforms/segment-action/presets.ts';
@@ -53,6 +55,8 @@ interface Entry {
 /** What is read of a Segment destination's definition (its module in @segment/action-destinations). */
 interface Definition {
   readonly authentication?: { readonly fields?: Record<string, { readonly format?: string }> };
+  /** The settings of each audience connected to it (Segment's app asks them when it is connected). */
+  readonly audienceFields?: Record<string, { readonly required?: boolean }>;
   readonly actions: Record<
     string,
     {
@@ -220,7 +224,10 @@ export function setUp(
   const oauth = entry?.auth === 'oauth2' || entry?.auth === 'oauth-managed';
   if (oauth)
     for (const role of Object.values(OAUTH_ROLES)) secrets[role] = `standin-${role.replace('oauth_', '')}`;
-  if (v.slug === 'google-enhanced-conversions') secrets['developer_token'] = 'standin-developer-token';
+  // What Segment keeps in its own environment and every request needs (Google Ads' developer
+  // token, Dynamic Yield's client secret): a secret of the destination, as the settings check asks.
+  for (const { role, required } of environmentRoles(v.slug))
+    if (required) secrets[role] = `standin-${role.replaceAll('_', '-')}`;
   const base_ = {
     id: v.slug,
     type: 'segment_action',
@@ -230,6 +237,8 @@ export function setUp(
   } as Destination;
   if (runsPresets(v.slug) && !supplied)
     return { destination: base_, secrets, usable: true, questions: [], typed };
+  // An audience destination's actions are judged against its audience's events, not a site's.
+  const audience = audienceOnly(v) ? userAudience(v.slug, supplied) : undefined;
   // What the settings check asks of each action alone (a connection is judged by the environment).
   const named = { ...base_, secrets: Object.fromEntries(Object.keys(secrets).map((k) => [k, 'NAME'])) };
   const actions: SegmentActionSetting[] = [];
@@ -238,7 +247,9 @@ export function setUp(
     const action = catalogEntry(v.slug)?.actions.find((a) => a.key === key);
     if (action === undefined) continue;
     const suggested = suggestAction(action);
-    const mine = supplied ? userTyped(v.slug, action, suggested) : { mapping: {}, typed: [], complete: true };
+    const mine = supplied
+      ? userTyped(v.slug, action, suggested, audience)
+      : { mapping: {}, typed: [], complete: true };
     // A user leaves out an action with a required field they have nothing to type into.
     if (!mine.complete) continue;
     const when = suggested.when ?? mine.when;
@@ -275,11 +286,12 @@ function userTyped(
   slug: string,
   action: CatalogAction,
   suggested: ReturnType<typeof suggestAction>,
+  audience?: UserAudience,
 ): { mapping: Record<string, unknown>; when?: string; typed: string[]; complete: boolean } {
   const mapping: Record<string, unknown> = {};
   const typed: string[] = [];
   let complete = true;
-  const all = ORDINARY.map((o) => segmentEventOf(ordinaryEvent(o, 'u-1', new Date(0))));
+  const all = audience?.events ?? ORDINARY.map((o) => segmentEventOf(ordinaryEvent(o, 'u-1', new Date(0))));
   const taken = (subscription: string | undefined) =>
     subscription === undefined ? [] : all.filter((e) => compileFql(subscription).takes(e));
   // An action that takes none of the ordinary events as it is gets the `when` its tests run it under.
@@ -297,7 +309,7 @@ function userTyped(
       return value === undefined || value === null || value === '';
     });
     if (!suggested.questions.includes(f.key) && !empty) continue;
-    const value = typedField(slug, action.key, f.key, events);
+    const value = typedField(slug, action.key, f.key, events, audience?.key);
     if (value === undefined) {
       if (f.required && !f.conditional) complete = false;
       continue;
@@ -315,6 +327,26 @@ function userTyped(
     typed.push(`${action.key}.${hook}`);
   }
   return { mapping, ...(when === undefined ? {} : { when }), typed, complete };
+}
+
+/** The user's own audience, as an audience destination's actions see it. */
+interface UserAudience {
+  /** Its key: what the user types where a field must repeat it. */
+  readonly key: string;
+  /** A member's entry and exit, as each call (identify, track) writes them, in Segment's form. */
+  readonly events: readonly ReturnType<typeof segmentEventOf>[];
+}
+
+/** The audience the user connects to an audience destination (audienceOf), and its events. */
+function userAudience(slug: string, supplied: boolean): UserAudience {
+  const calls = ['identify', 'track'] as const;
+  const events = calls.flatMap((call) => {
+    const sync = audienceSync(slug, audienceOf(slug, supplied, call));
+    return AUDIENCE_KINDS.map((kind) =>
+      segmentEventOf(memberEvent(sync, kind, memberRow('u-1', 'jane@example.com'), new Date(0))),
+    );
+  });
+  return { key: audienceOf(slug, supplied, 'identify').key, events };
 }
 
 /**
@@ -456,6 +488,18 @@ export function audienceOf(slug: string, supplied: boolean, call: 'identify' | '
     call,
     destinations: [`d-${slug}`],
   };
+}
+
+/**
+ * The audience settings the destination requires (its `audienceFields`: Dynamic Yield's
+ * `audience_name`, `identifier_type`) that the user's audience (audienceOf) does not give: values
+ * only the user knows, set on the sync's audience (`settings`).
+ */
+export function audienceQuestions(slug: string, supplied: boolean): string[] {
+  const given = audienceOf(slug, supplied, 'identify').settings ?? {};
+  return Object.entries(definitionOf(slug).audienceFields ?? {})
+    .filter(([key, f]) => f.required === true && [undefined, null, ''].includes(given[key] as never))
+    .map(([key]) => key);
 }
 
 /** The audience sync of a destination, over `model`. */

@@ -24,6 +24,8 @@ export interface Captured {
 export type AnswerOf = (
   method: string,
   path: string,
+  /** The request's body, as text. */
+  text: string,
 ) => { readonly status: number; readonly text: string; readonly contentType?: string } | undefined;
 
 /**
@@ -50,7 +52,7 @@ export function standIn(answerOf?: AnswerOf): Promise<{
         body: bodyOf(text),
       });
       const a = answers.shift();
-      const recorded = a === undefined ? answerOf?.(req.method ?? '', req.url ?? '') : undefined;
+      const recorded = a === undefined ? answerOf?.(req.method ?? '', req.url ?? '', text) : undefined;
       if (recorded !== undefined)
         res
           .writeHead(recorded.status, { 'content-type': recorded.contentType ?? 'application/json' })

@@ -5,6 +5,7 @@
  * node_modules, build output or data. The guards plant into a few files, not the whole house:
  * their first test reads the house itself, and a copy of it cost a second of CPU a guard.
  */
+import { createHash } from 'node:crypto';
 import {
   copyFileSync,
   type Dirent,
@@ -12,6 +13,7 @@ import {
   mkdtempSync,
   readdirSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -61,4 +63,37 @@ export function scratchCopy(dirs: readonly string[] = []): {
     },
     remove: () => rmSync(root, { recursive: true, force: true }),
   };
+}
+
+/** How long a claimed folder may stand before another run takes it as left by a run that died. */
+const CLAIM_STALE_MS = 10 * 60_000;
+
+/**
+ * An empty folder under the OS temp dir at the same path on every run from this checkout, for a
+ * scratch tree a child process runs from: V8's compile cache (test/support/offline-env.cjs) is
+ * keyed by a file's path as well as its text, so a fresh `mkdtemp` name compiles every file the
+ * child loads again (half of a probe's CPU), where a path used before finds them compiled. A run
+ * claims `<name>-<checkout hash>-<n>` by creating it, the first `n` no other run holds, so runs at
+ * the same time never share one; one left standing for ten minutes is taken as a dead run's.
+ * The caller removes it when done.
+ */
+export function claimStableDir(name: string, now = Date.now()): string {
+  const base = join(tmpdir(), `${name}-${createHash('sha256').update(REPO_ROOT).digest('hex').slice(0, 12)}`);
+  for (let n = 0; ; n++) {
+    const dir = `${base}-${n}`;
+    try {
+      mkdirSync(dir);
+      return dir;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    try {
+      if (now - statSync(dir).mtimeMs < CLAIM_STALE_MS) continue;
+      rmSync(dir, { recursive: true, force: true });
+      mkdirSync(dir);
+      return dir;
+    } catch {
+      // Another run took or removed it first: try the next.
+    }
+  }
 }

@@ -5,11 +5,12 @@
  * directly. PayPal's certificates too (test/gateway/signature-paypal.test.ts).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createPrivateKey, X509Certificate } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 export interface SigningCertificate {
   readonly key: string;
@@ -40,14 +41,50 @@ export function makeSigningCertificate(days = 2): SigningCertificate {
 
 const shared: SigningCertificate[] = [];
 
+/** Where the shared pairs are kept between runs: beside the other caches, never committed. */
+export const KEPT_CERTIFICATES = join(
+  import.meta.dirname,
+  '../../node_modules/.cache/eventbus-signing-certificates',
+);
+
+const DAY_MS = 86_400_000;
+
 /**
- * This process's `slot`th key and certificate, made on first use and shared by the test files
- * the process runs: an RSA key costs openssl about 0.15 CPU-s, and mocha's workers each run many
- * files. Valid for two days from its making, as a fresh one; only read, never changed.
+ * The `slot`th key and certificate, shared by every test file and process that asks, and made
+ * again once less than a day of its two days is left: an RSA key costs openssl 0.15–0.3 CPU-s,
+ * and each of mocha's workers asked for two on every run. Kept under `dir` (a whole file, by a
+ * rename); one that cannot be read, is not valid now, or whose key is not the certificate's is
+ * made again. Only read, never changed.
  */
-export function sharedSigningCertificate(slot: 0 | 1): SigningCertificate {
-  shared[slot] ??= makeSigningCertificate();
+export function sharedSigningCertificate(slot: 0 | 1, dir = KEPT_CERTIFICATES): SigningCertificate {
+  shared[slot] ??= keptCertificate(join(dir, `slot-${slot}.json`), Date.now());
   return shared[slot];
+}
+
+/** The pair kept in `file` if it is good at `now` for a day more, otherwise a new one kept there. */
+export function keptCertificate(
+  file: string,
+  now: number,
+  make: () => SigningCertificate = makeSigningCertificate,
+): SigningCertificate {
+  try {
+    const kept = JSON.parse(readFileSync(file, 'utf8')) as SigningCertificate;
+    const x509 = new X509Certificate(kept.cert);
+    const valid = x509.validFromDate.getTime() <= now && x509.validToDate.getTime() - now >= DAY_MS;
+    if (valid && x509.checkPrivateKey(createPrivateKey(kept.key))) return kept;
+  } catch {
+    // Not kept yet, or half written: made below.
+  }
+  const made = make();
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify(made));
+    renameSync(tmp, file);
+  } catch {
+    // A read-only checkout: made again next time.
+  }
+  return made;
 }
 
 /** A loopback server standing for a vendor's certificate host: what it served, and a switch to fail. */

@@ -16,6 +16,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { documentedAnswer, splitCapturedPath } from '../../local/platforms/capture.ts';
 import { REPO } from './local-start.ts';
 
 /** One replayed case, the parts read here. */
@@ -57,7 +58,12 @@ export function resolved(value: unknown, event: unknown): unknown {
 }
 
 let cases: Map<string, Case[]> | undefined;
-/** The data's cases of one destination, in the data's order. */
+/**
+ * The data's cases of one destination, in the data's order, those whose run reached the platform
+ * (Segment's own code sent a request) first: the values a user types are those of a set-up that
+ * delivers, before those a test types to see a refusal (LinkedIn Audiences' snapshot case turns
+ * off both identifiers it may send, to see the action refuse).
+ */
 function casesOf(slug: string): readonly Case[] {
   if (cases === undefined) {
     cases = new Map();
@@ -67,6 +73,12 @@ function casesOf(slug: string): readonly Case[] {
       if (c.slug === undefined || c.destination === undefined) continue;
       cases.set(c.slug, [...(cases.get(c.slug) ?? []), c]);
     }
+    const sent = (c: Case) => ((c.segment ?? []).length > 0 ? 0 : 1);
+    for (const [slug, list] of cases)
+      cases.set(
+        slug,
+        list.toSorted((a, b) => sent(a) - sent(b)),
+      );
   }
   return cases.get(slug) ?? [];
 }
@@ -80,19 +92,41 @@ function typed(value: unknown, event: Record<string, unknown> | undefined): unkn
 }
 
 /**
+ * The audience key a test's event carries, where Engage writes it: `context.personas.computation_key`,
+ * else a track's `properties.audience_key`.
+ */
+function audienceKeyOf(event: Record<string, unknown> | undefined): unknown {
+  const personas = resolved({ '@path': '$.context.personas.computation_key' }, event);
+  return absent(personas) ? resolved({ '@path': '$.properties.audience_key' }, event) : personas;
+}
+
+/**
  * The value the destination's tests give `field` of `action` (undefined when none does): a
  * directive that reads a value from each of `events` (the events the action will take) as it is —
  * the user maps the same place — else the value it reads from the test's own event, typed.
+ * With `audienceKey` (the key of the user's own audience, the sync's): a field some test fills with
+ * its own event's audience key (Braze Cohorts' `personas_audience_key`, "the `audience_key` of the
+ * Engage audience you want to sync") is that key, so the user types their audience's key — never
+ * the other test audience's word another case typed to see a mismatch refused.
  */
 export function typedField(
   slug: string,
   action: string,
   field: string,
   events: readonly unknown[] = [],
+  audienceKey?: string,
 ): unknown {
+  const mappedIn = (c: Case) => c.destination?.actions.find((a) => a.action === action)?.mapping?.[field];
+  if (
+    audienceKey !== undefined &&
+    casesOf(slug).some((c) => {
+      const value = mappedIn(c);
+      return typeof value === 'string' && value !== '' && value === audienceKeyOf(c.event ?? c.events?.[0]);
+    })
+  )
+    return audienceKey;
   for (const c of casesOf(slug)) {
-    const setting = c.destination?.actions.find((a) => a.action === action);
-    const value = setting?.mapping?.[field];
+    const value = mappedIn(c);
     if (absent(value)) continue;
     const directive = typeof value === 'object' && value !== null && Object.keys(value)[0]?.startsWith('@');
     if (directive && events.length > 0 && events.every((e) => !absent(resolved(value, e)))) return value;
@@ -169,6 +203,36 @@ export function recordedAnswerAt(method: string, path: string): RecordedAnswer |
   const m = /^\/standin\/([a-z0-9-]+)\/(.+)$/.exec(path);
   if (m?.[1] === undefined || m[2] === undefined) return undefined;
   return recordedAnswer(m[1], method, `https://${m[2]}`);
+}
+
+/**
+ * The capture server's answer as the platform answers: for a request whose answer the vendor
+ * documents and an action reads (a lookup, a create that answers the object it made: the local
+ * capturing stand-in's rules, local/platforms/capture.ts, each vendor page named in
+ * test/fixtures/catalog/SOURCES.md), that answer; else what the destination's tests recorded
+ * (recordedAnswerAt).
+ */
+export function platformAnswerAt(method: string, path: string, text = ''): RecordedAnswer | undefined {
+  const m = /^\/standin\/[a-z0-9-]+(\/.+)$/.exec(path);
+  const at = m?.[1] === undefined ? undefined : splitCapturedPath(m[1]);
+  const query = Object.fromEntries(new URL(path, 'http://standin').searchParams);
+  const documented =
+    at === undefined ? undefined : documentedAnswer(method, at.host, at.path, bodyOf(text), query);
+  if (documented === undefined) return recordedAnswerAt(method, path);
+  const body = documented.body;
+  return {
+    status: documented.status,
+    text: body === undefined ? '' : typeof body === 'string' ? body : JSON.stringify(body),
+  };
+}
+
+/** A request's JSON body, else undefined. */
+function bodyOf(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /** What a user gives an audience of theirs, as a destination's audience actions read it. */

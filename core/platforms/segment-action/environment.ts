@@ -1,7 +1,8 @@
 /**
  * What some of Segment's destinations read from Segment's own process environment rather than
  * from their settings (docs/catalog-destinations.md, "Settings Segment keeps in its environment"):
- * Google Ads' developer token (`ADWORDS_DEVELOPER_TOKEN`), and the OAuth client Segment registered
+ * Google Ads' developer token (`ADWORDS_DEVELOPER_TOKEN`), Dynamic Yield's client secret (its
+ * Authorization header, one for each of its data centres), and the OAuth client Segment registered
  * with LinkedIn, Amazon, Google (DV360, Enhanced Conversions), Yahoo and Salesforce. Here each is a
  * setting of ours: a secret of the destination under a role of its own (never a value in the
  * settings file), or the client of the destination's `oauth2` connection (the operator registers
@@ -47,6 +48,14 @@ export const SEGMENT_ENVIRONMENT: Readonly<Record<string, Readonly<Record<string
       ACTIONS_YAHOO_AUDIENCES_TAXONOMY_CLIENT_SECRET: { secret: 'taxonomy_client_secret' },
     },
     salesforce: CLIENT('SALESFORCE_CLIENT_ID', 'SALESFORCE_CLIENT_SECRET'),
+    // The data centre is read from the section id (8… US, 9… EU, else DEV); each has its secret,
+    // sent as the Authorization header of every request: here the destination's one secret.
+    'dynamic-yield-audiences': Object.fromEntries(
+      ['US', 'EU', 'DEV'].map((dc) => [
+        `ACTIONS_DYNAMIC_YIELD_AUDIENCES_${dc}_CLIENT_SECRET`,
+        { secret: 'client_secret', required: true },
+      ]),
+    ),
   });
 
 /** Every environment variable of the table: the names the runtime answers for the run in progress. */
@@ -58,9 +67,10 @@ export const SEGMENT_ENVIRONMENT_NAMES: ReadonlySet<string> = new Set(
 export function environmentRoles(
   slug: string,
 ): readonly { readonly role: string; readonly required: boolean }[] {
-  return Object.values(SEGMENT_ENVIRONMENT[slug] ?? {}).flatMap((s) =>
-    'secret' in s ? [{ role: s.secret, required: s.required === true }] : [],
-  );
+  const roles = new Map<string, boolean>();
+  for (const s of Object.values(SEGMENT_ENVIRONMENT[slug] ?? {}))
+    if ('secret' in s) roles.set(s.secret, (roles.get(s.secret) ?? false) || s.required === true);
+  return [...roles].map(([role, required]) => ({ role, required }));
 }
 
 /**

@@ -26,7 +26,9 @@ import { billsOf, billText } from '../../../scripts/scale-bill.ts';
 import { minimalSettings, settingsFile } from '../../../scripts/scale-table.ts';
 
 const ROOT = join(import.meta.dirname, '../../..');
-const example = () => settingsFile(join(ROOT, 'environments/example.yaml'));
+// Parsed once: checked settings are deep-frozen, so every test may share them.
+let parsed: Settings | undefined;
+const example = () => (parsed ??= settingsFile(join(ROOT, 'environments/example.yaml')));
 const withBilling = (
   s: Settings,
   billing: NonNullable<NonNullable<Settings['cost']>['billing']>,

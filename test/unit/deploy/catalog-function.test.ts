@@ -19,7 +19,10 @@ import { plan } from '../../../core/plan.ts';
 import type { Destination, Settings } from '../../../schemas/settings.ts';
 import { settingsFile } from '../../../scripts/scale-table.ts';
 
-const example = () => settingsFile(join(import.meta.dirname, '../../../environments/example.yaml'));
+// Parsed once: checked settings are deep-frozen, so every test may share them.
+let parsed: Settings | undefined;
+const example = () =>
+  (parsed ??= settingsFile(join(import.meta.dirname, '../../../environments/example.yaml')));
 const catalogue = (id: string, slug: string, secret?: string, enabled?: boolean): Destination => ({
   id,
   type: 'segment_action',

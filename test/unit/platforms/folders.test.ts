@@ -16,7 +16,6 @@ import {
   cpSync,
   existsSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
   rmSync,
@@ -24,7 +23,6 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
@@ -36,6 +34,7 @@ import { PLATFORM_LIST, PLATFORMS } from '../../../core/platforms/platforms.ts';
 import { DEFAULT_CONSENT, DESTINATION_REQUIREMENTS } from '../../../core/platforms/requirements.ts';
 import { PLATFORM_TYPES, STANDARD_EVENTS, VALUE_TARGETS } from '../../../core/platforms/standard-events.ts';
 import { DestinationType } from '../../../schemas/settings.ts';
+import { claimStableDir } from '../../support/scratch-tree.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const PLATFORMS_DIR = join(root, 'core/platforms');
@@ -478,7 +477,7 @@ console.log(JSON.stringify({
     });
 
     it('shows up in every derived table, the settings check, the plan, the decision layer and its driver', () => {
-      dir = mkdtempSync(join(tmpdir(), 'platform-folders-'));
+      dir = claimStableDir('eventbus-platform-folders');
       for (const d of ['core', 'schemas']) cpSync(join(root, d), join(dir, d), { recursive: true });
       // The consumers outside core/: the gateway's cookies, the creator's step 3 and warning, the docs.
       for (const f of CONSUMERS) cpSync(join(root, f), join(dir, f));

@@ -147,4 +147,38 @@ describe('the creator: an actor beside the subject', () => {
     assert.deepEqual(personIds(r), ['user_id']);
     assert.deepEqual(askedAbout(r, 'user_id'), []);
   });
+
+  it('takes the record the event’s type names as the subject: a sending user beside an envelope is asked about', () => {
+    const sent = {
+      event: 'envelope-sent',
+      data: { accountId: 'acc_1', userId: '9a8b7c6d-5e4f', envelopeId: 'a3b2c1d4-5e6f' },
+    };
+    const r = read(sent);
+    assert.deepEqual(subjectOf(r.fields), {
+      id: 'data.envelopeId',
+      kind: { column: 'event', value: 'envelope' },
+    });
+    const [q] = askedAbout(r, 'data.userId');
+    assert.match(
+      q?.ask ?? '',
+      /Is data\.userId the person's id\? The payload is about data\.envelopeId \(event: envelope\)/,
+    );
+    assert.equal(guessOf(r, 'data.userId')?.confidence, 0.5);
+    // A record of a person (`contact.created`): its id is offered first as the person's.
+    const contact = read({ type: 'contact.created', data: { contact_id: 'con_4', user_id: 'usr_2' } });
+    assert.deepEqual(
+      askedAbout(contact, 'data.user_id')[0]?.options.map((o) => o.column),
+      ['data.contact_id', 'data.user_id'],
+    );
+    // The user the event is about is the subject itself, no actor beside it.
+    const login = read({
+      type: 'user.authenticated',
+      data: { userId: 'usr_7', email: 'ada@example.com', organizationId: 'org_1' },
+    });
+    assert.equal(subjectOf(login.fields)?.id, 'data.userId');
+    assert.deepEqual(personIds(login), ['data.userId']);
+    assert.deepEqual(askedAbout(login, 'data.userId'), []);
+    // A type naming no record with an id there names no subject.
+    assert.equal(subjectOf(read({ type: 'ping', data: { userId: 'usr_7' } }).fields), undefined);
+  });
 });

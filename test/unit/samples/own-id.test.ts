@@ -84,4 +84,32 @@ describe('creator: the event’s own id', () => {
     const g = guess({ ...ids, delivery_id: 'dlv_1', type: 'order.paid', data: { id: 'o1', status: 'paid' } });
     assert.deepEqual(eventIds(g), []);
   });
+
+  it('asks whether an event id is one delivery’s where the envelope names its subscription and no time', () => {
+    const notice = {
+      subscriptionId: '692597070fe21cfa5e6a010f',
+      eventId: '692597070fe21cfa5e6a010a',
+      eventType: 'booking.created',
+      identifiers: { bookingId: '507f1f77bcf86cd799439011', patientId: '507f191e810c19729de860ea' },
+    };
+    const g = guess(notice);
+    // The named id stays preselected: a delivery's id only makes a retry a second row.
+    assert.deepEqual(eventIds(g), ['eventId']);
+    const q = idQuestion(g);
+    assert.deepEqual(
+      q?.options.map((o) => o.column),
+      ['eventId', 'identifiers.bookingId'],
+    );
+    assert.match(q?.ask ?? '', /names what it was delivered to \(subscriptionId\) and nothing of when/);
+    assert.equal(g.columns.find((c) => c.column === 'eventId')?.confidence, 0.5);
+    // A time of the event, or an attempt counter, says the id is the event's: filled, not asked.
+    for (const more of [{ occurredAt: '2026-11-20T10:00:00Z' }, { attemptNumber: 0 }]) {
+      const filled = guess({ ...notice, ...more });
+      assert.deepEqual(eventIds(filled), ['eventId'], JSON.stringify(more));
+      assert.equal(idQuestion(filled), undefined, JSON.stringify(more));
+    }
+    // No subscription or endpoint named: nothing says it is a delivery.
+    const { subscriptionId: _, ...bare } = notice;
+    assert.equal(idQuestion(guess(bare)), undefined);
+  });
 });

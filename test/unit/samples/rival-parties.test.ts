@@ -2,12 +2,13 @@
  * Rival candidates for the person are a question (issue #94, core/samples/rival-parties.ts and its
  * use in guess.ts): where a payload names a `user` beside another person's party (a contact, a
  * customer, a member), the person's id, e-mail and phone are never filled without asking; the id
- * question preselects the other party's over the user's. One party, two parties of which one is
+ * question preselects the other party's over the user's, and a detail only the user then has
+ * preselects no (kept as a field, still offered). One party, two parties of which one is
  * already the business's, or two person's parties with no user among them, ask nothing new.
  */
 import assert from 'node:assert/strict';
 import { guessChoices, inferFields, parseSample } from '../../../core/samples/index.ts';
-import { personParty } from '../../../core/samples/rival-parties.ts';
+import { personParty, rivalPartyQuestions } from '../../../core/samples/rival-parties.ts';
 
 function read(body: unknown) {
   const sample = parseSample(JSON.stringify(body));
@@ -63,6 +64,67 @@ describe('the creator: rival candidates for the person', () => {
       ['user_email'],
     );
     assert.match(email?.options[0]?.why ?? '', /contact \(contact_id\)/);
+    // The contact is preselected as the person: the user's e-mail, the only one, is not the
+    // person's by default, kept as a plain field and still offered.
+    assert.match(
+      email?.noneGuessed?.why ?? '',
+      /^not the person's: the contact \(contact_id\) is preselected/,
+    );
+    assert.equal(targetOf(g, 'user_email'), 'event_data');
+    assert.equal(g.columns.find((c) => c.column === 'user_email')?.field, 'user_email');
+    assert.equal(id?.noneGuessed, undefined, 'the id question preselects the contact');
+  });
+
+  it('preselects no for every detail only the less likely party has, whatever its kind', () => {
+    const g = read({
+      id: 'evt_1',
+      customer: { id: 'cus_1' },
+      user: { id: 'usr_9', email: 'staff@example.com', phone: '+14155550100' },
+    });
+    assert.deepEqual(silent(g), []);
+    const open = rivalQuestions(g).filter((q) => q.noneGuessed);
+    assert.deepEqual(open.map((q) => q.target).sort(), ['user.email', 'user.phone']);
+    assert.deepEqual(open.map((q) => q.options.map((o) => o.column)).sort(), [
+      ['user.email'],
+      ['user.phone'],
+    ]);
+    assert.equal(targetOf(g, 'user.email'), 'event_data');
+    assert.equal(targetOf(g, 'user.phone'), 'event_data');
+    assert.equal(targetOf(g, 'customer.id'), 'user.external_id');
+  });
+
+  it('preselects no for the user’s id when the contact’s e-mail is the one preselected', () => {
+    const g = read({ user_id: 'u_2', user_email: 'sam@example.com', contact_email: 'a@example.com' });
+    const id = rivalQuestions(g).find((q) => q.target === 'user_id');
+    assert.deepEqual(
+      id?.options.map((o) => o.column),
+      ['user_id'],
+    );
+    assert.ok(id?.noneGuessed);
+    assert.equal(targetOf(g, 'user_id'), 'event_data');
+    assert.equal(targetOf(g, 'contact_email'), 'user.email');
+  });
+
+  it('says the likelier party has no such detail only when it has none', () => {
+    // The contact's e-mail is asked about by another question: the user's is alone in its own.
+    const fields = inferFields(
+      parseSample(
+        JSON.stringify({ contact_id: 'ct_1', contact_email: 'a@example.com', user_email: 's@example.com' }),
+      ),
+    );
+    const base = [
+      { column: 'contact_id', target: 'user_id', why: '' },
+      { column: 'contact_email', target: 'event_data', field: 'contact_email', why: '' },
+      { column: 'user_email', target: 'user.email', why: '' },
+    ];
+    const email = rivalPartyQuestions(fields, base, new Set(['contact_email'])).find(
+      (q) => q.target === 'user.email',
+    );
+    assert.equal(
+      email?.noneGuessed?.why,
+      "not the person's: the contact (contact_id) is preselected as the person",
+    );
+    assert.equal(base[2]?.target, 'event_data');
   });
 
   it('asks about a detail that names no party, beside a user and a contact', () => {
@@ -74,6 +136,9 @@ describe('the creator: rival candidates for the person', () => {
       ['email'],
     );
     assert.match(email?.options[0]?.why ?? '', /^its name and place name no party/);
+    // Whose it is nothing says: the column itself stays the guess.
+    assert.equal(email?.noneGuessed, undefined);
+    assert.equal(targetOf(g, 'email'), 'user.email');
   });
 
   it('asks at any depth: a customer object beside a user object', () => {

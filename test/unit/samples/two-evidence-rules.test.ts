@@ -1,19 +1,15 @@
 /**
  * The rules of core/samples/two-evidence.ts one by one (docs/testing.md, its mutation run): which
  * numbers are instants and not amounts (the ranges' ends, whole numbers, digits written as text,
- * the name's words of when), each actor a person's detail is never taken from, each word a
+ * dates and times, every row), each actor a person's detail is never taken from, each word a
  * country's name has, and which columns thin evidence asks about.
  */
 import assert from 'node:assert/strict';
+import { timeShapedAmount } from '../../../core/samples/amounts.ts';
 import { guessChoices, inferFields, parseSample } from '../../../core/samples/index.ts';
 import type { QuestionColumn } from '../../../core/samples/questions.ts';
 import type { InferredField } from '../../../core/samples/sample.ts';
-import {
-  actorAbove,
-  countryEvidence,
-  thinEvidenceQuestions,
-  timeShapedAmount,
-} from '../../../core/samples/two-evidence.ts';
+import { actorAbove, countryEvidence, thinEvidenceQuestions } from '../../../core/samples/two-evidence.ts';
 
 const field = (name: string, examples: unknown[], extra: Partial<InferredField> = {}): InferredField => ({
   name,
@@ -54,32 +50,31 @@ describe('creator: an instant’s range and name, rule by rule', () => {
     assert.equal(ms('total', [4102444800001]), undefined);
   });
 
-  it('takes epoch seconds in the same range only under a name that says when', () => {
-    assert.match(ms('changed_amount', [1e9]) ?? '', /epoch seconds/);
-    assert.match(ms('changed_amount', [4102444800]) ?? '', /epoch seconds/);
-    assert.equal(ms('changed_amount', [1e9 - 1]), undefined);
-    assert.equal(ms('changed_amount', [4102444801]), undefined);
-    assert.equal(ms('changed_amount', [1700000000, 2500]), undefined, 'every value, not some');
+  it('takes epoch seconds in the same range under any name, every value', () => {
+    for (const name of ['changed_amount', 'total', 'value', 'order.total', 'flat_total'])
+      assert.match(ms(name, [1e9]) ?? '', /epoch seconds/, name);
+    assert.match(ms('value', [4102444800]) ?? '', /epoch seconds/);
+    assert.match(ms('value', [1751328000]) ?? '', /\(1751328000, 2025-07-01T00:00:00\.000Z\)/);
+    assert.equal(ms('value', [1e9 - 1]), undefined);
+    assert.equal(ms('value', [4102444801]), undefined);
+    assert.equal(ms('value', [1700000000, 2500]), undefined, 'every value, not some');
   });
 
-  it('reads each word of when whole, and only in the column’s own name', () => {
-    for (const name of [
-      'total_time',
-      'total_date',
-      'total_at',
-      'total_ts',
-      'total_stamp',
-      'total_timestamp',
-      'total_epoch',
-      'changed_total',
-      'created_total',
-      'updated_total',
-      'modified_total',
-      'when_total',
-    ])
-      assert.match(ms(name, [1700000000]) ?? '', /epoch seconds/, name);
-    for (const name of ['flat_total', 'total_attempts', 'updated.total', 'order.total'])
-      assert.equal(ms(name, [1700000000]), undefined, name);
+  it('reads dates and times as times, and every row’s value when the rows are given', () => {
+    assert.match(
+      ms('amount', [], { type: 'timestamp', examples: ['2026-01-01T10:00:00Z'] }) ?? '',
+      /are times/,
+    );
+    assert.match(ms('value', [], { type: 'date', examples: ['2026-01-01'] }) ?? '', /are times/);
+    // The examples are three values at most: the rows say whether every one is a time.
+    const total = field('total', [1751328000000, 1751328000001, 1751328000002]);
+    const rows = [1751328000000, 1751328000001, 1751328000002, 2500].map((total) => ({ total }));
+    assert.match(timeShapedAmount(total) ?? '', /milliseconds/);
+    assert.equal(timeShapedAmount(total, rows), undefined);
+    assert.equal(
+      timeShapedAmount(total, [{ total: null }, { total: 1751328000000 }])?.includes('milliseconds'),
+      true,
+    );
   });
 
   it('takes only whole numbers, in a column of integers with values', () => {

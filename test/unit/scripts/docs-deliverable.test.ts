@@ -12,21 +12,23 @@ import {
 describe('scripts: docs-deliverable', () => {
   it('names the fields only the user knows after each destination, and counts every reason', () => {
     const results: DeliverableResults = {
-      verified: 4,
+      verified: 5,
       deliverable: [{ slug: 'braze', events: ['purchase', 'identify'], batched: ['purchase'] }],
       not_delivered: [
         { slug: 'kafka', why: 'user-value', fields: ['topic'] },
         { slug: 'slack', why: 'user-value', fields: ['url', 'text'] },
         { slug: 'segment', why: 'no-request', example: 'purchase: succeeded without a request' },
+        { slug: 'twilio-studio', why: 'segment-service' },
       ],
     };
     const table = deliverableTable(results);
-    assert.match(table, /^\*\*1 of the 4 verified destinations deliver\*\*/);
+    assert.match(table, /^\*\*1 of the 5 verified destinations deliver\*\*/);
     assert.match(table, /default: braze\./);
     assert.ok(
       table.includes(`| ${NOT_DELIVERED['user-value']} | 2 | kafka (\`topic\`), slack (\`url\`, \`text\`) |`),
     );
     assert.ok(table.includes(`| ${NOT_DELIVERED['no-request']} | 1 | segment |`));
+    assert.ok(table.includes(`| ${NOT_DELIVERED['segment-service']} | 1 | twilio-studio |`));
     assert.ok(table.includes(`| ${NOT_DELIVERED.audience} | 0 |  |`));
     assert.match(
       table,

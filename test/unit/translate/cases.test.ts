@@ -8,12 +8,12 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { readCatalogue } from '../../../adapters/source-catalogue.ts';
 import { caseMatches, mergedFields } from '../../../core/translate/cases.ts';
 import { translate } from '../../../core/translate/index.ts';
 import { sourceViolations } from '../../../core/translate/sources.ts';
 import { translatorEvents, translatorViolations } from '../../../core/translate/spec.ts';
 import type { TranslatorSpec } from '../../../schemas/translator.ts';
+import { sourceCatalogue } from '../../support/source-catalogue.ts';
 
 const BILLING = {
   event: 'billing_event',
@@ -250,9 +250,9 @@ describe('translate: per-type field rules (cases)', () => {
   });
 
   it('has every vendor webhook source of the catalogue say what it does with what it cannot map', () => {
-    for (const s of readCatalogue().filter((x) => x.auth === 'signature'))
+    for (const s of sourceCatalogue().filter((x) => x.auth === 'signature'))
       assert.ok(['store', 'refuse'].includes(String(s.spec['unmappable'])), s.name);
-    const stripe = readCatalogue().find((x) => x.name === 'stripe');
+    const stripe = sourceCatalogue().find((x) => x.name === 'stripe');
     assert.ok(stripe);
     const { unmappable: _u, ...spec } = stripe.spec;
     assert.match(

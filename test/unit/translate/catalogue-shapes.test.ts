@@ -8,16 +8,16 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readCatalogue } from '../../../adapters/source-catalogue.ts';
 import { translate } from '../../../core/translate/index.ts';
 import { sourceTranslator } from '../../../core/translate/sources.ts';
 import type { TranslatorSpec } from '../../../schemas/translator.ts';
+import { sourceCatalogue } from '../../support/source-catalogue.ts';
 
 const FIXTURES = join(import.meta.dirname, '../../fixtures/sources');
 const fixture = (file: string) =>
   JSON.parse(readFileSync(join(FIXTURES, file), 'utf8')) as Record<string, unknown>;
 
-const catalogue = readCatalogue();
+const catalogue = sourceCatalogue();
 
 /** The one event a catalogue source makes of a body, failing the test on any row problem. */
 function event(source: string, body: unknown): Record<string, unknown> {

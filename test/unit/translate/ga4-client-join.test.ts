@@ -7,12 +7,12 @@
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { readCatalogue } from '../../../adapters/source-catalogue.ts';
 import type { StoredEvent } from '../../../core/event.ts';
 import { ga4MpDriver } from '../../../core/platforms/ga4/index.ts';
 import { translate } from '../../../core/translate/index.ts';
 import { sourceTranslator } from '../../../core/translate/sources.ts';
 import type { Destination } from '../../../schemas/settings.ts';
+import { sourceCatalogue } from '../../support/source-catalogue.ts';
 
 const GA4: Destination = { id: 'ga4', type: 'ga4_mp', config: { measurement_id: 'G-TEST' } };
 const SAMPLE = 'examples/translators/samples/stripe-checkout-session-completed.json';
@@ -32,7 +32,7 @@ function clientIdOf(event: StoredEvent): unknown {
 describe('GA4 client id: a server source joins the tag’s visitor (#96)', () => {
   /** The Stripe purchase whose metadata carries `ga_client_id`, as stored. */
   function stripePurchase(gaClientId: string): StoredEvent {
-    const stripe = readCatalogue().find((s) => s.name === 'stripe');
+    const stripe = sourceCatalogue().find((s) => s.name === 'stripe');
     assert.ok(stripe);
     const { spec } = sourceTranslator(stripe, { consent: ['analytics'] });
     const body = JSON.parse(readFileSync(SAMPLE, 'utf8')) as { data: { object: Record<string, unknown> } };

@@ -5,7 +5,6 @@
  * own secret name; the connect text names the URL to paste.
  */
 import assert from 'node:assert/strict';
-import { readCatalogue } from '../../../adapters/source-catalogue.ts';
 import {
   connectText,
   parseConsent,
@@ -14,12 +13,13 @@ import {
   sourceViolations,
 } from '../../../core/translate/sources.ts';
 import { runCli } from '../../support/cli.ts';
+import { sourceCatalogue } from '../../support/source-catalogue.ts';
 
 type Field = { target: string; value?: unknown; default?: unknown; source?: unknown };
 const fields = (spec: Record<string, unknown>) => spec['fields'] as Field[];
 
 describe('the source catalogue', () => {
-  const catalogue = readCatalogue();
+  const catalogue = sourceCatalogue();
   const get = (name: string) => {
     const s = catalogue.find((x) => x.name === name);
     assert.ok(s, name);
