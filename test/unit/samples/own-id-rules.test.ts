@@ -5,13 +5,13 @@
  */
 import assert from 'node:assert/strict';
 import { inferFields, parseSample } from '../../../core/samples/index.ts';
-import { ownIdQuestion } from '../../../core/samples/own-id.ts';
+import { deliveredIdQuestion, ownIdQuestion } from '../../../core/samples/own-id.ts';
 
 /**
- * The question of a payload whose `named` column the creator took as the event's id, every
- * other column an event field unless `targets` says otherwise; with the guesses after it.
+ * The guesses of a payload whose `named` column the creator took as the event's id, every other
+ * column an event field unless `targets` says otherwise.
  */
-function ask(body: unknown, named: string, targets: Record<string, string> = {}) {
+function guessesOf(body: unknown, named: string, targets: Record<string, string> = {}) {
   const sample = parseSample(JSON.stringify(body));
   const fields = inferFields(sample);
   const base = fields.map((f) => ({
@@ -19,11 +19,18 @@ function ask(body: unknown, named: string, targets: Record<string, string> = {})
     target: f.name === named ? 'event_id' : (targets[f.name] ?? 'event_data'),
     why: 'as guessed',
   }));
-  const question = ownIdQuestion(fields, sample.rows, base);
+  return { fields, rows: sample.rows, base };
+}
+/** The own-id question of such a payload, with the guesses after it. */
+function ask(body: unknown, named: string, targets: Record<string, string> = {}) {
+  const { fields, rows, base } = guessesOf(body, named, targets);
+  const question = ownIdQuestion(fields, rows, base);
   return { question, base, options: question?.options.map((o) => o.column) };
 }
 const guessOf = (r: ReturnType<typeof ask>, column: string) => r.base.find((g) => g.column === column);
 
+/** A booking's notice: what it was delivered to, the named id, the type naming its record. */
+const notice = { subscriptionId: 's1', eventId: 'e1', eventType: 'booking.created', bookingId: 'b1' };
 /** A booking's webhook: the booking's own id beside the booked calendar event's. */
 const booking = (eventData: Record<string, unknown>) => ({ id: 206, eventId: 98146, eventData });
 
@@ -143,5 +150,58 @@ describe('creator: the event’s own id, rule by rule', () => {
     // Asked, not swapped: the guesses stay as they were.
     assert.equal(guessOf(named, 'event_id')?.why, 'as guessed');
     assert.equal(guessOf(named, 'id')?.target, 'event_data');
+  });
+
+  describe('whether a named event id is one delivery’s', () => {
+    const delivered = (body: Record<string, unknown>, named = 'eventId') => {
+      const { fields, base } = guessesOf(body, named);
+      return deliveredIdQuestion(fields, base);
+    };
+
+    it('reads each name of what a delivery was sent to, whole and at the envelope’s top only', () => {
+      const { subscriptionId: _, ...bare } = notice;
+      for (const name of [
+        'subscription_id',
+        'webhook_subscription_id',
+        'endpointId',
+        'hook_uuid',
+        'destination_id',
+        'webhook_id',
+      ])
+        assert.equal(delivered({ ...bare, [name]: 'to_1' })?.options[0]?.column, 'eventId', name);
+      for (const name of ['customer_subscription_id', 'subscription_id_hash'])
+        assert.equal(delivered({ ...bare, [name]: 'to_1' }), undefined, name);
+      assert.equal(delivered({ ...bare, subscriptionId: null }), undefined);
+      assert.equal(delivered({ ...bare, meta: { subscriptionId: 'sub_1' } }), undefined);
+    });
+
+    it('asks only about a compound name, with no time anywhere and no attempt counted', () => {
+      assert.ok(delivered(notice));
+      assert.ok(delivered({ ...notice, request_id: 'req_1' }));
+      for (const more of [{ booked_for: '2026-11-20' }, { created: 1763632800 }, { created: 1763632800000 }])
+        assert.equal(delivered({ ...notice, ...more }), undefined, JSON.stringify(more));
+      assert.equal(delivered({ ...notice, uuid: 'u_1' }, 'uuid'), undefined);
+    });
+
+    it('offers the record the type names beside it, never the named id or what it was sent to', () => {
+      assert.deepEqual(delivered(notice)?.options, [
+        {
+          column: 'eventId',
+          why: "named as an event id, beside subscriptionId: the event's, or one delivery's",
+        },
+        {
+          column: 'bookingId',
+          why: "the id of the booking the event's type (eventType) names: a later change of it would be folded into the first",
+        },
+      ]);
+      for (const type of ['event.created', 'subscription.renewed']) {
+        const { bookingId: _, ...bare } = { ...notice, eventType: type };
+        assert.deepEqual(
+          delivered(bare)?.options.map((o) => o.column),
+          ['eventId'],
+          type,
+        );
+      }
+    });
   });
 });
