@@ -4,7 +4,12 @@
  * ids at the envelope's level name the delivery, and what the question says.
  */
 import assert from 'node:assert/strict';
-import { batchDeliveryIds, batchIdQuestion, carriedList } from '../../../core/samples/batch-envelope.ts';
+import {
+  batchDeliveryIds,
+  batchIdQuestion,
+  carriedList,
+  nestedBatchPath,
+} from '../../../core/samples/batch-envelope.ts';
 import { inferFields, parseSample } from '../../../core/samples/index.ts';
 
 /** The fields of one delivery, or of several (an array of bodies, one row each). */
@@ -134,5 +139,60 @@ describe('creator: a batch’s envelope, rule by rule', () => {
     assert.equal(question({ batch_id: 'b_77', line_items: untold }, 'batch_id'), undefined);
     // The id taken is one no envelope's id: not asked about here.
     assert.equal(question({ batch_id: 'b_77', order: { id: 'o_1' }, events: untold }, 'order.id'), undefined);
+  });
+
+  describe('a batch nested under envelopes', () => {
+    const events = [
+      { id: 'evt_1', type: 'session.start' },
+      { id: 'evt_2', type: 'session.end' },
+    ];
+
+    it('finds a list of events under one to three envelopes, beside other columns', () => {
+      assert.equal(nestedBatchPath({ data: { count: 2, events } }), 'data.events');
+      assert.equal(nestedBatchPath({ data: { payload: { events } } }), 'data.payload.events');
+      for (const [what, body] of [
+        ['four envelopes deep', { data: { payload: { body: { events } } } }],
+        ['inside another object', { data: { order: { events } } }],
+        ['an empty list', { data: { events: [] } }],
+        ['a list with a text', { data: { events: [events[0], 'evt_2'] } }],
+        ['two lists', { data: { events }, payload: { records: events } }],
+        ['no object', null],
+      ] as const)
+        assert.equal(nestedBatchPath(body), undefined, what);
+    });
+
+    it('takes a key only as a path the translator can read', () => {
+      for (const key of ['events!', '#events'])
+        assert.equal(nestedBatchPath({ data: { [key]: events } }), undefined, key);
+    });
+
+    it('takes a generic list only when every item has its own id and a key naming its event', () => {
+      for (const name of ['items', 'entries', 'batch'])
+        for (const key of ['type', 'event', 'eventType', 'event_name', 'topic', 'action'])
+          assert.equal(
+            nestedBatchPath({
+              payload: {
+                [name]: [
+                  { id: 'e_1', [key]: 'a' },
+                  { id: 'e_2', [key]: 'b' },
+                ],
+              },
+            }),
+            `payload.${name}`,
+            `${name} ${key}`,
+          );
+      for (const [what, items] of [
+        [
+          'an order’s lines',
+          [
+            { id: 'li_1', sku: 'A' },
+            { id: 'li_2', sku: 'B' },
+          ],
+        ],
+        ['an item without an id', [{ id: 'e_1', type: 'a' }, { type: 'b' }]],
+        ['an item without a type', [{ id: 'e_1', type: 'a' }, { id: 'e_2' }]],
+      ] as const)
+        assert.equal(nestedBatchPath({ payload: { items } }), undefined, what);
+    });
   });
 });
