@@ -4,7 +4,13 @@
  * bare, and what the questions and the rewritten guesses say.
  */
 import assert from 'node:assert/strict';
-import { actorOf, actorQuestions, actorRefusal, subjectOf } from '../../../core/samples/actor.ts';
+import {
+  actorOf,
+  actorQuestions,
+  actorRefusal,
+  recordNamedByType,
+  subjectOf,
+} from '../../../core/samples/actor.ts';
 import { inferFields, parseSample } from '../../../core/samples/index.ts';
 
 const fieldsOf = (body: unknown) => inferFields(parseSample(JSON.stringify(body)));
@@ -196,5 +202,43 @@ describe('creator: an actor beside the subject, rule by rule', () => {
       ['UserId'],
     );
     assert.equal(guessOf(taken, 'entity_id')?.target, 'event_id');
+  });
+
+  describe('the record the event’s type names', () => {
+    const named = (body: unknown) => recordNamedByType(fieldsOf(body), () => true);
+
+    it('reads the type from each top-level name of it, and the record from its first words', () => {
+      for (const name of ['type', 'event', 'eventType', 'event_name', 'topic', 'trigger'])
+        assert.deepEqual(
+          named({ [name]: 'booking.created', identifiers: { bookingId: 'b_1' } }),
+          { id: 'identifiers.bookingId', kind: { column: name, value: 'booking' } },
+          name,
+        );
+      assert.equal(named({ data: { type: 'booking.created' }, bookingId: 'b_1' }), undefined);
+      // Another column's words name no record, whatever they say.
+      assert.equal(named({ note: 'booking moved', bookingId: 'b_1' }), undefined);
+      assert.deepEqual(
+        named({ topic: 'calendar_event.created', calendarEventId: 'ce_1', bookingId: 'b_1' }),
+        {
+          id: 'calendarEventId',
+          kind: { column: 'topic', value: 'calendar event' },
+        },
+      );
+      assert.equal(
+        named({ type: 'envelope-sent', data: { detail: { envelopeId: 'env_1' } } })?.id,
+        'data.detail.envelopeId',
+      );
+    });
+
+    it('takes only a filled id of text or a whole number, and never a plain id for a type naming nothing', () => {
+      assert.equal(named({ type: 'booking.created', bookingId: 7 })?.id, 'bookingId');
+      for (const [what, body] of [
+        ['empty', { type: 'booking.created', bookingId: null }],
+        ['a list', { type: 'booking.created', booking_ids: ['b_1', 'b_2'] }],
+        ['a yes/no', { type: 'booking.created', bookingId: true }],
+        ['a plain id', { type: 'ping', id: 'p_1' }],
+      ] as const)
+        assert.equal(named(body), undefined, what);
+    });
   });
 });
