@@ -3,7 +3,7 @@
  * (docs/creator-inference.md#evidence-beyond-the-name, issue #94): an e-mail that reads as one, a
  * phone that parses, a person's id named as the person's and shaped as an id, a currency column
  * holding codes; a leaf named for the business's side (`account_id`, `host_id`, `ownerEmail`) is
- * never the person's. And which columns are personal data wherever they sit. Pure.
+ * never the person's. Which columns are personal data wherever they sit is personal.ts's. Pure.
  */
 import { nameWords } from './names.ts';
 import type { RoleReading } from './roles.ts';
@@ -162,87 +162,4 @@ export function identityEvidence(target: string, f: InferredField, role: RoleRea
   const ownId =
     words.length === 1 && ID_LEAF.has(words[0] as string) && role.role === 'person' && role.why !== '';
   return named || ownId ? undefined : 'an id, but nothing in its name or place says it is the person’s';
-}
-
-/** Leaf words of a person's details: personal data wherever they sit. */
-const DETAIL_WORDS = new Set([
-  'email',
-  'mail',
-  'phone',
-  'phonenumber',
-  'mobile',
-  'telephone',
-  'firstname',
-  'lastname',
-  'fname',
-  'lname',
-  'fullname',
-  'givenname',
-  'familyname',
-  'surname',
-  'nickname',
-  'realname',
-  'address',
-  'address1',
-  'address2',
-  'street',
-  'line1',
-  'line2',
-  'city',
-  'zip',
-  'zipcode',
-  'postcode',
-  'postalcode',
-  'ip',
-  'ipaddress',
-  'birthdate',
-  'dob',
-]);
-
-/** An e-mail address, or a `+` and 7 to 15 digits, inside a list or object written as JSON. */
-const IN_JSON = /[\w.+-]+@[\w-]+\.[\w.-]*[a-z]{2,}|"\+\d{7,15}"/i;
-
-/** Words before `name` that make it a person's name: `first_name`, `visitor_name`, `to_name`. */
-const NAMED_PEOPLE = new Set([
-  'first',
-  'last',
-  'full',
-  'given',
-  'family',
-  'user',
-  'real',
-  'nick',
-  'display',
-  'visitor',
-  'customer',
-  'contact',
-  'to',
-  'from',
-  'sender',
-  'chat',
-]);
-
-/**
- * Whether a column is personal data by its values, place and name: an e-mail or phone, a list
- * holding one, a detail of a person's (an e-mail, phone, name, address or IP named as one)
- * whatever object it sits in, or a bare `name` inside the person's own object (`customer.name`,
- * `billing.address.name`). Never a flag (`verified_email: true`).
- */
-export function personalDetail(f: InferredField, role: RoleReading): boolean {
-  if (f.distinct === 0 || f.type === 'boolean') return false;
-  if (f.format === 'email' || f.format === 'phone') return true;
-  // A list or object kept whole (Telnyx's `to: [{ phone_number }]`) is personal when it holds an
-  // e-mail address or a phone number in international form.
-  if (f.type === 'json') return f.examples.some((v) => IN_JSON.test(JSON.stringify(v) ?? ''));
-  const words = leafWords(f.name);
-  const joined = words.join('');
-  const last = words[words.length - 1] ?? '';
-  const detail =
-    DETAIL_WORDS.has(joined) ||
-    DETAIL_WORDS.has(last) ||
-    DETAIL_WORDS.has(words.slice(-2).join('')) ||
-    words[0] === 'ip' ||
-    (last === 'name' && words.length >= 2 && NAMED_PEOPLE.has(words[words.length - 2] as string));
-  if (detail) return role.role !== 'other' || leafSide(f.name)?.side === 'person';
-  return joined === 'name' && role.role === 'person' && role.why !== '';
 }

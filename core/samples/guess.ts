@@ -20,12 +20,14 @@ import {
 import { batchIdQuestion } from './batch-envelope.ts';
 import { atEnvelopeTop, deliveryColumns, envelopeEventId } from './delivery.ts';
 import { chooseEventName, type EventNameGuess } from './event-name.ts';
-import { identityEvidence, leafSide, personalDetail, personObjectId } from './evidence.ts';
+import { identityEvidence, leafSide, personObjectId } from './evidence.ts';
 import { fieldName, nameWords } from './names.ts';
 import { deliveredIdQuestion, ownIdQuestion } from './own-id.ts';
 import { partyRole, unclaimedDetailQuestions } from './party.ts';
 import { lonePersonIdQuestions } from './person-id-evidence.ts';
+import { personalDetail } from './personal.ts';
 import { type Evidence, evidenceOf, type Question, questionsFor } from './questions.ts';
+import { requestReference, requestReferenceQuestion } from './request-ref.ts';
 import { rivalPartyQuestions } from './rival-parties.ts';
 import { directionOf, notARegion, objectTypes, type RoleReading, versionNamed } from './roles.ts';
 import type { InferredField } from './sample.ts';
@@ -416,10 +418,12 @@ export function guessChoices(
       const alone = refusedWhy(asColumn(f), refuse);
       if (alone) return { column: s.column, ...own, why: alone };
     }
-    // An id named like an event's inside another object (Stripe's `request.idempotency_key`, a
-    // message's `headers.message-id`) is that object's, not the event's: position is evidence.
-    // A message id beside the envelope's attempt counter names the delivery (delivery.ts).
-    const delivery = s.target === 'event_id' ? delivered.get(s.column) : undefined;
+    // A message id beside the envelope's attempt counter names the delivery (delivery.ts); a
+    // caller's request reference (`idempotency_key`, wherever it sits) the request (request-ref.ts);
+    // an id named like an event's inside another object (a message's `headers.message-id`) is
+    // that object's, not the event's: position is evidence.
+    const delivery =
+      s.target === 'event_id' ? (delivered.get(s.column) ?? requestReference(s.column)) : undefined;
     if (delivery)
       return { column: s.column, ...own, why: `named like an event id, but ${delivery}; kept as a field` };
     if (s.target === 'event_id' && !atEnvelopeTop(s.column))
@@ -455,6 +459,8 @@ export function guessChoices(
   if (batchQuestion) questions.push(batchQuestion);
   const deliveredQuestion = idQuestion || batchQuestion ? undefined : deliveredIdQuestion(fields, base);
   if (deliveredQuestion) questions.push(deliveredQuestion);
+  const referenceQuestion = requestReferenceQuestion(fields, rows, base);
+  if (referenceQuestion) questions.push(referenceQuestion);
   questions.push(...actorAsks);
   questions.push(
     ...thinEvidenceQuestions(asQuestions, new Set(questions.flatMap((q) => q.options.map((o) => o.column)))),

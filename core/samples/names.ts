@@ -44,3 +44,23 @@ export function uniqueNames(names: readonly string[], key: (n: string) => string
     return name;
   });
 }
+
+/**
+ * A word glued from known words, split back into them (`deliverycontactname` → `delivery`,
+ * `contact`, `name`): the fewest pieces, each at least two letters and in `known`, covering the
+ * whole word; the word itself when it is known or no such split exists. Names written in
+ * lowercase without separators (`invoicezipcode`) then read like their camelCase forms.
+ */
+export function splitGlued(word: string, known: ReadonlySet<string>): string[] {
+  if (known.has(word)) return [word];
+  // best[i]: the fewest known pieces that make up word.slice(0, i)
+  const best: (string[] | undefined)[] = [[]];
+  for (let end = 2; end <= word.length; end++)
+    for (let start = 0; start <= end - 2; start++) {
+      const head = best[start];
+      const piece = word.slice(start, end);
+      if (head && known.has(piece) && (!best[end] || (best[end] as string[]).length > head.length + 1))
+        best[end] = [...head, piece];
+    }
+  return best[word.length] ?? [word];
+}

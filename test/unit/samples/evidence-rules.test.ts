@@ -1,26 +1,14 @@
 /**
  * The rules of core/samples/evidence.ts one by one (docs/testing.md, its mutation run): each word
  * that names the person's or the business's side in a leaf, the person's own object's id, what an
- * e-mail, a phone and a person's id need beyond their names, and each word and value that makes a
- * column personal data.
+ * e-mail, a phone and a person's id need beyond their names (which columns are personal data:
+ * personal-rules.test.ts).
  */
 import assert from 'node:assert/strict';
-import {
-  identityEvidence,
-  leafSide,
-  personalDetail,
-  personObjectId,
-} from '../../../core/samples/evidence.ts';
+import { identityEvidence, leafSide, personObjectId } from '../../../core/samples/evidence.ts';
 import type { RoleReading } from '../../../core/samples/roles.ts';
 import type { InferredField } from '../../../core/samples/sample.ts';
-
-/** A text column with these values (`extra` overrides any part). */
-function field(name: string, examples: unknown[] = ['x'], extra: Partial<InferredField> = {}): InferredField {
-  return { name, type: 'string', examples, distinct: examples.length, nullable: false, ...extra };
-}
-const top: RoleReading = { role: 'person', why: '' };
-const inPerson: RoleReading = { role: 'person', why: "inside customer: the person's" };
-const other: RoleReading = { role: 'other', why: "inside repository, not a person's object" };
+import { field, inPerson, other, top } from './rule-fields.ts';
 
 describe('creator: whose a leaf’s words say it is, word by word', () => {
   it('names the person by each of the person’s words', () => {
@@ -187,122 +175,5 @@ describe('creator: a person’s id needs its shape and whose it is, rule by rule
 
   it('asks nothing of a target that is no identity', () => {
     assert.equal(identityEvidence('user.country', field('x', [true], { type: 'boolean' }), other), undefined);
-  });
-});
-
-describe('creator: personal data wherever it sits, rule by rule', () => {
-  const personal = (
-    name: string,
-    r: RoleReading = other,
-    examples: unknown[] = ['x'],
-    extra: Partial<InferredField> = {},
-  ) => personalDetail(field(name, examples, extra), r);
-
-  it('takes each word of a person’s detail as the leaf, its last word or its last two', () => {
-    for (const name of [
-      'email',
-      'mail',
-      'phone',
-      'phonenumber',
-      'mobile',
-      'telephone',
-      'firstname',
-      'lastname',
-      'fname',
-      'lname',
-      'fullname',
-      'givenname',
-      'familyname',
-      'surname',
-      'nickname',
-      'realname',
-      'address',
-      'address1',
-      'address2',
-      'street',
-      'line1',
-      'line2',
-      'city',
-      'zip',
-      'zipcode',
-      'postcode',
-      'postalcode',
-      'ip',
-      'ipaddress',
-      'birthdate',
-      'dob',
-    ])
-      assert.ok(personal(name, top), name);
-    for (const name of [
-      'work_email',
-      'billing_address_line_1',
-      'billing_postal_code',
-      'postal_code',
-      'ip_address',
-      'ip_v4',
-      'first_name',
-    ])
-      assert.ok(personal(name, top), name);
-    for (const name of ['email_count', 'template', 'zip_file_size', 'vip'])
-      assert.ok(!personal(name, top), name);
-  });
-
-  it('takes a name after each word that makes it a person’s', () => {
-    for (const w of [
-      'first',
-      'last',
-      'full',
-      'given',
-      'family',
-      'user',
-      'real',
-      'nick',
-      'display',
-      'visitor',
-      'customer',
-      'contact',
-      'to',
-      'from',
-      'sender',
-      'chat',
-    ])
-      assert.ok(personal(`${w}_name`, top), w);
-    assert.ok(!personal('product_name', top));
-    assert.ok(!personal('name_first_word', top));
-  });
-
-  it('keeps a detail inside another thing’s object only when its own name is the person’s', () => {
-    assert.ok(!personal('repository.city', other));
-    assert.ok(personal('repository.customer_city', other));
-    assert.ok(personal('merchant.city', { role: 'business', why: 'inside merchant' }));
-  });
-
-  it('takes a bare name only inside the person’s own object', () => {
-    assert.ok(personal('customer.name', inPerson));
-    assert.ok(!personal('name', top));
-    assert.ok(!personal('repository.name', other));
-    assert.ok(!personal('customer.title', inPerson));
-  });
-
-  it('takes an e-mail or a phone by its values, never a flag or an empty column', () => {
-    assert.ok(personal('primary', other, ['a@b.co'], { format: 'email' }));
-    assert.ok(personal('primary', other, ['+15551234567'], { format: 'phone' }));
-    assert.ok(!personal('email', top, [], { distinct: 0 }));
-    assert.ok(!personal('verified_email', top, [true], { type: 'boolean' }));
-  });
-
-  it('takes a list or object kept whole that holds an e-mail or an international phone', () => {
-    const json = (v: unknown) => personal('to', other, [v], { type: 'json' });
-    assert.ok(json([{ phone_number: '+15551234567' }]));
-    assert.ok(json({ address: 'Ada.Lovelace+w@mail-host.example.org' }));
-    assert.ok(!json([{ phone_number: '15551234567' }]));
-    assert.ok(!json([{ phone_number: '+155512' }]));
-    assert.ok(!json({ at: 'a@b' }));
-    assert.ok(!json({ at: 'a@b.c1' }));
-    assert.ok(json({ e: 'a@b.co' }));
-    assert.ok(
-      personal('to', other, [{ n: 1 }, { e: 'a@b.co' }], { type: 'json' }),
-      'one value holding one is enough',
-    );
   });
 });

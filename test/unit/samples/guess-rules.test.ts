@@ -147,16 +147,16 @@ describe('samples: the event’s id and the person’s', () => {
 
   it('keeps an id named like an event’s inside another object as that object’s, saying whose', () => {
     const g = guess([
-      { ...ids(1), request: { idempotency_key: 'k1' } },
-      { ...ids(2), request: { idempotency_key: 'k2' } },
+      { ...ids(1), headers: { message_id: 'm1' } },
+      { ...ids(2), headers: { message_id: 'm2' } },
     ]);
-    const key = column(g, 'request.idempotency_key');
+    const key = column(g, 'headers.message_id');
     assert.deepEqual(
       [key?.target, key?.field, key?.why],
       [
         'event_data',
-        'request_idempotency_key',
-        "named like an event id, but inside request: that object's id, not the event's; kept as a field",
+        'headers_message_id',
+        "named like an event id, but inside headers: that object's id, not the event's; kept as a field",
       ],
     );
   });

@@ -1,0 +1,21 @@
+/**
+ * What the rule-by-rule tests of core/samples/evidence.ts and personal.ts read a column with: a
+ * text column of given values, and the roles a column can be read in.
+ */
+import type { RoleReading } from '../../../core/samples/roles.ts';
+import type { InferredField } from '../../../core/samples/sample.ts';
+
+/** A text column with these values (`extra` overrides any part). */
+export function field(
+  name: string,
+  examples: unknown[] = ['x'],
+  extra: Partial<InferredField> = {},
+): InferredField {
+  return { name, type: 'string', examples, distinct: examples.length, nullable: false, ...extra };
+}
+/** A top-level column: the payload's own, the person's. */
+export const top: RoleReading = { role: 'person', why: '' };
+/** A column inside the person's own object. */
+export const inPerson: RoleReading = { role: 'person', why: "inside customer: the person's" };
+/** A column inside another thing's object. */
+export const other: RoleReading = { role: 'other', why: "inside repository, not a person's object" };
