@@ -53,6 +53,16 @@ describe('creator: what vouches for a person’s id, rule by rule', () => {
     assert.ok(!vouches('primary', { format: 'url', examples: ['https://example.com'] }));
   });
 
+  it('takes no detail of the business’s: under it or an actor, or named by its words or as its party', () => {
+    // The merchant's contact, the account's user: a person, but the business's side.
+    for (const name of ['merchant.contact.email', 'account.user.email', 'created_by.email'])
+      assert.ok(!vouches(name), name);
+    // A business word anywhere in the leaf, or a party acting for it (party.ts).
+    for (const name of ['shop_support_email', 'merchant_support_phone', 'assignedUserPhone'])
+      assert.ok(!vouches(name), name);
+    assert.ok(vouches('company_contact_email'));
+  });
+
   it('does not let the id vouch for itself', () => {
     const self = field('user_id', { format: 'email', examples: ['ada@example.com'] });
     assert.match(lonePersonId('user_id', [self, field('amount')]) ?? '', /nothing beside it/);
