@@ -166,26 +166,31 @@ describe('the creator: rival parties, rule by rule', () => {
   });
 
   it("offers only other parties' details of the question's kind", () => {
+    // A CRM's contact with two ids of its own, beside a user's GUID and e-mail.
     const fields = fieldsOf({
-      contact_id: 'ct_1',
-      contact_external_id: 'crm-1',
-      user_id: 'u_1',
+      contact: { id: 'ct_1', uuid: '0b7e3f2a-9c1d-4e5f-8a6b-1c2d3e4f5a6b' },
+      user_guid: '6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f',
       user_email: 'sam@example.com',
     });
     const base = [
-      guess('contact_id', 'user_id'),
-      guess('contact_external_id', 'event_data'),
-      guess('user_id', 'event_data'),
+      guess('contact.id', 'user_id'),
+      guess('contact.uuid', 'event_data'),
+      guess('user_guid', 'event_data'),
       guess('user_email', 'user.email'),
     ];
     const out = rivalPartyQuestions(fields, base, new Set());
     assert.deepEqual(
       out.map((q) => [q.target, q.options.map((o) => o.column)]),
       [
-        ['user_id', ['contact_id', 'user_id']],
+        ['user_id', ['contact.id', 'user_guid']],
         ['user.email', ['user_email']],
       ],
     );
+  });
+
+  it('asks nothing about a detail that names no party where the user is the only party', () => {
+    const fields = fieldsOf({ id: 'c_1', email: 'ada@example.com', user_id: 'u_2' });
+    assert.deepEqual(rivalPartyQuestions(fields, [guess('email', 'user.email')], new Set()), []);
   });
 
   it('invents no guess for a rival column the guesses do not hold', () => {
