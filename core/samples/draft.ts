@@ -9,6 +9,7 @@ import type { TranslatorField, TranslatorSpec, TranslatorTransform } from '../..
 import type { FieldSpec } from '../definitions/definitions.ts';
 import { ACTION_SOURCE_TARGETS, type PlatformType, VALUE_TARGETS } from '../platforms/standard-events.ts';
 import { type DeliveryColumn, deliveryColumns, type VendorKey, vendorKey } from './delivery.ts';
+import type { Question } from './questions.ts';
 import type { InferredField, ParsedSample } from './sample.ts';
 import { dataFieldName } from './suggest.ts';
 
@@ -39,6 +40,50 @@ export interface ColumnChoice {
    * the guesses' `minorUnits` offer, never by a guess alone.
    */
   readonly majorUnits?: { readonly source: string } | { readonly currency: string };
+  /**
+   * The person said this column is not the event's own id (answered no to a question about it,
+   * or moved it off `event_id`): the draft never makes it the key, by the vendor's id or any
+   * fallback (#94). Choosing it as `event_id` again clears it.
+   */
+  readonly notEventId?: true;
+}
+
+/**
+ * A column's choice with another target, as the person sets it: moving a column off `event_id`
+ * says it is not the event's own id (`notEventId`), choosing it as `event_id` takes that back.
+ */
+export function retarget(c: ColumnChoice, target: string, field?: string): ColumnChoice {
+  const { notEventId: _, ...rest } = c;
+  const refused = c.notEventId === true || (c.target === 'event_id' && target !== 'event_id');
+  return {
+    ...rest,
+    target,
+    ...(field !== undefined ? { field } : {}),
+    ...(refused && target !== 'event_id' ? { notEventId: true as const } : {}),
+  };
+}
+
+/** The answer that none of a question's columns takes its target: every one stays an event field. */
+export const NONE = '';
+
+/**
+ * The choices after answering a question with one of its options' columns, or `NONE`: the column
+ * picked takes the target, every other column asked about stays an event field under its own
+ * name. Answered about the event's id, the columns not picked are marked as not the event's own
+ * id, so the draft never falls back on one of them as the key.
+ */
+export function answerQuestion(
+  q: Question,
+  column: string,
+  choices: readonly ColumnChoice[],
+): ColumnChoice[] {
+  const asked = new Set(q.options.map((o) => o.column));
+  return choices.map((c) => {
+    if (!asked.has(c.column)) return c;
+    if (c.column === column) return retarget(c, q.target, q.field);
+    const kept = retarget(c, 'event_data', dataFieldName(c.column));
+    return q.target === 'event_id' ? { ...kept, notEventId: true } : kept;
+  });
 }
 
 /** Where the event goes beyond the warehouse: a platform's own event per destination type. */
@@ -115,9 +160,15 @@ export interface Draft {
   readonly translator: { kind: 'Translator'; name: string; description?: string; spec: TranslatorSpec };
   /**
    * The event's identity as drafted (core/samples/delivery.ts): the delivery metadata left out of
-   * the event whatever was chosen for it, and the vendor's key where none was chosen.
+   * the event whatever was chosen for it, and the vendor's key where none was chosen; where no
+   * column is the key (none chosen, none of the vendor's, or the person refused it), `digest`
+   * says each row's event id comes from the request body's digest instead.
    */
-  readonly identity: { readonly left: readonly DeliveryColumn[]; readonly key?: VendorKey };
+  readonly identity: {
+    readonly left: readonly DeliveryColumn[];
+    readonly key?: VendorKey;
+    readonly digest?: string;
+  };
 }
 
 /** Whether a sample's values are text (CSV cells, form values) rather than typed JSON values. */
@@ -266,9 +317,16 @@ export function draftResources(input: {
   // None chosen: the vendor's own id (or its object's id and change) is the key, so a retry or a
   // second webhook about the same change is the same event_id (with no payload time, the receive
   // time is a server field, outside the identity: core/identity.ts).
-  const vendor = key.length === 0 ? vendorKey(input.sample, input.fields, delivery) : undefined;
+  // A column the person said is not the event's own id is never the key, whatever its name.
+  const refused = input.choices.filter((c) => c.notEventId && c.target !== 'event_id').map((c) => c.column);
+  const open = input.fields.filter((f) => !refused.includes(f.name));
+  const vendor = key.length === 0 ? vendorKey(input.sample, open, delivery) : undefined;
+  const digest =
+    key.length === 0 && !vendor
+      ? `no column is the event's own id${refused.length > 0 ? ` (you said ${refused.join(', ')} ${refused.length > 1 ? 'are' : 'is'} not)` : ''}: each row's event id is made from the request body's digest and the row's place in it, so a retry of the same body is the same event and one whose body changed is another`
+      : undefined;
   return {
-    identity: { left, ...(vendor ? { key: vendor } : {}) },
+    identity: { left, ...(vendor ? { key: vendor } : {}), ...(digest ? { digest } : {}) },
     definition: {
       kind: 'EventDefinition',
       name: input.eventName,

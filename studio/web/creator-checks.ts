@@ -1,7 +1,7 @@
 /**
  * What the creator says of a draft as the person edits it (docs/studio.md, steps 2 and 4): the
  * event name against the naming rule and the catalogue, the sample rows marked with why one would
- * be refused, and a refusal of the save named by the sample's columns.
+ * be refused, a refusal of the save named by the sample's columns, and what makes a row one event.
  */
 import type { Draft } from '../../core/samples/draft.ts';
 import type { ParsedSample } from '../../core/samples/index.ts';
@@ -107,4 +107,24 @@ export function byColumn(json: unknown, draft: Draft, s: Saved): unknown {
         v.field = `column "${column}"${name ? ` (field ${name})` : ''}${rest ? `: ${rest}` : ''}`;
     }
   return json;
+}
+
+/**
+ * What makes a row one event (core/samples/delivery.ts): the vendor's delivery metadata left out
+ * of it, and the vendor's own id as the key, so a retry folds into the first copy; with no key,
+ * that each row's id comes from the request body's digest (and which column the person refused).
+ */
+export function identityNote(draft: Draft): string {
+  const { left, key, digest } = draft.identity;
+  return [
+    ...(left.length > 0
+      ? [
+          `Left out of the event (the delivery, not the event: a retry changes it): ${left.map((d) => d.why).join('; ')}.`,
+        ]
+      : []),
+    ...(key
+      ? [`Each row's event id comes from ${key.columns.join(' + ')}: ${key.why}; a retry is the same event.`]
+      : []),
+    ...(digest ? [`No key: ${digest}.`] : []),
+  ].join(' ');
 }

@@ -9,24 +9,11 @@
  * (core/translate/spec.ts) as they type, so a save the server would refuse cannot be made.
  * Browser-only: the page's elements.
  */
-import type { ColumnChoice } from '../../core/samples/draft.ts';
+import { type ColumnChoice, NONE } from '../../core/samples/draft.ts';
 import type { Question } from '../../core/samples/index.ts';
 import { dataFieldName } from '../../core/samples/suggest.ts';
 import { eventFieldProblem } from '../../core/translate/spec.ts';
 import { $, el } from './common.ts';
-
-/** The choices after answering a question with one of its options' columns, or `NONE`: none of them. */
-export function answer(q: Question, column: string, choices: readonly ColumnChoice[]): ColumnChoice[] {
-  const asked = new Set(q.options.map((o) => o.column));
-  return choices.map((c) => {
-    if (!asked.has(c.column)) return c;
-    if (c.column === column) return { ...c, target: q.target, ...(q.field ? { field: q.field } : {}) };
-    return { ...c, target: 'event_data', field: dataFieldName(c.column) };
-  });
-}
-
-/** The answer that none of a question's columns takes its target: every one stays an event field. */
-export const NONE = '';
 
 /**
  * The words of the no answer: "No" to a question about one column, "None of these" to several;

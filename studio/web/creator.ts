@@ -17,11 +17,13 @@ import { normalizeEvent, normalizeOptions } from '../../core/event.ts';
 import { META_ACTION_SOURCES } from '../../core/platforms/meta/target.ts';
 import type { PlannedChange } from '../../core/registry/registry.ts';
 import {
+  answerQuestion,
   CONSENT_PURPOSES,
   type ColumnChoice,
   type Draft,
   draftResources,
   type PlatformChoice,
+  retarget,
 } from '../../core/samples/draft.ts';
 import {
   CONTEXT_TARGETS,
@@ -58,13 +60,13 @@ import {
   withMinorUnits,
 } from './creator-amounts.ts';
 import { authProblem, authSpec, offerScheme, renderAuth, startAuth } from './creator-auth.ts';
-import { byColumn, checkName, renderPreview, type Saved } from './creator-checks.ts';
+import { byColumn, checkName, identityNote, renderPreview, type Saved } from './creator-checks.ts';
 import { consentWarning } from './creator-consent.ts';
 import { showConstraints, tightenControls } from './creator-constraints.ts';
 import { offerTypes, sampleHeaders } from './creator-headers.ts';
 import { goLive, startLive } from './creator-live.ts';
 import { PLATFORM_CONTROL_IDS, platformEvents, renderPlatformControls } from './creator-platforms.ts';
-import { answer, fieldNameProblems, showQuestions } from './creator-questions.ts';
+import { fieldNameProblems, showQuestions } from './creator-questions.ts';
 import {
   catalogueDraft,
   catalogueTarget,
@@ -210,7 +212,7 @@ function showGuessed(guesses: Guesses): void {
   resetSlots();
   showGuesses(guesses);
   showQuestions(guesses.questions, (q, column) => {
-    state.choices = answer(q, column, state.choices);
+    state.choices = answerQuestion(q, column, state.choices);
     const asked = new Set(q.options.map((o) => o.column));
     state.fields.forEach((f, i) => {
       if (asked.has(f.name)) state.whys[i] = `your answer to “${q.ask}”`;
@@ -314,7 +316,11 @@ function renderFields(): void {
       enable();
       update();
     };
-    target.addEventListener('change', () => set({ target: target.value }));
+    // Moving a column off the event's id says it is not the event's (draft.ts `retarget`).
+    target.addEventListener('change', () => {
+      state.choices[i] = retarget(state.choices[i] as ColumnChoice, target.value);
+      set({});
+    });
     name.addEventListener('input', () => {
       set({ field: name.value });
       // The save's own rule (core/translate/spec.ts), as the person types: a refused name is marked.
@@ -572,24 +578,6 @@ function redraftTypes(
       ...(v.platforms ? { platforms: v.platforms } : {}),
     });
   });
-}
-
-/**
- * What makes a row one event (core/samples/delivery.ts): the vendor's delivery metadata left out
- * of it, and the vendor's own id as the key, so a retry folds into the first copy.
- */
-function identityNote(draft: Draft): string {
-  const { left, key } = draft.identity;
-  return [
-    ...(left.length > 0
-      ? [
-          `Left out of the event (the delivery, not the event: a retry changes it): ${left.map((d) => d.why).join('; ')}.`,
-        ]
-      : []),
-    ...(key
-      ? [`Each row's event id comes from ${key.columns.join(' + ')}: ${key.why}; a retry is the same event.`]
-      : []),
-  ].join(' ');
 }
 
 let rowCheckTimer: ReturnType<typeof setTimeout> | undefined;
