@@ -11,7 +11,9 @@
  * about asked, the contact's id preselected, and a batch's envelope id asked when its events have
  * no id of their own (issue #94); a user's id and e-mail beside a contact's id asked, the
  * contact's id preselected, the user's lone e-mail then preselected no and saved so as a plain
- * field (issue #94). Each question is said once, as data (`Asked`: its title, options and
+ * field (issue #94); the event's own id answered no, for its three questions (which column, a
+ * batch's envelope id, an id beside what the delivery was sent to), saved with no key from the
+ * columns refused (issue #94). Each question is said once, as data (`Asked`: its title, options and
  * guess; `Step`: an answer and what the page then shows), checked by `shows` and `follows`.
  * Screenshots go to $SCREENSHOTS or a temporary folder.
  */
@@ -19,6 +21,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
+import { parseAllDocuments } from 'yaml';
 import { RegistryClient } from '../../adapters/registry.ts';
 import type { TranslatorSpec } from '../../schemas/translator.ts';
 import { creatorWithSample, studioInBrowser } from '../support/studio-browser.ts';
@@ -84,6 +87,17 @@ const BATCH = JSON.stringify({
   data: { received: 2, events: [{ type: 'opened' }, { type: 'clicked' }] },
 });
 
+/**
+ * A clinic system's notice: its `eventId` beside the subscription it was delivered to, and no
+ * time, so it may be one delivery attempt's id; the booking the event's type names offered beside it.
+ */
+const NOTICE = JSON.stringify({
+  subscriptionId: '692597070fe21cfa5e6a010f',
+  eventId: '692597070fe21cfa5e6a010a',
+  eventType: 'booking.created',
+  identifiers: { bookingId: '507f1f77bcf86cd799439011' },
+});
+
 /** The value of a question's no answer (studio/web/creator-questions.ts `NONE`). */
 const NONE = '';
 
@@ -112,6 +126,11 @@ interface Step {
   readonly names?: Where;
   /** A screenshot then, under this file name. */
   readonly shot?: string;
+  /**
+   * "Show what will be saved" then: the saved translator takes no event id from these columns
+   * (no `key` of them, no `event_id` from them), and the page says the body's digest makes it.
+   */
+  readonly unkeyed?: readonly string[];
 }
 
 /** A column's name as a regular expression's literal text. */
@@ -205,13 +224,40 @@ describe('studio creator: questions, evidence and a fixed currency', function ()
     await page.screenshot({ path: join(ui.shots, file), clip });
   };
 
-  /** Each step in turn: its option picked (if any), where the columns then go, its screenshot. */
+  /**
+   * Clicks "Show what will be saved" (the event named if it is not) and asserts the saved
+   * translator's rows take their event id from none of `columns`: a column the person refused as
+   * the event's own id is never the key (issue #94); the page then says where the id comes from.
+   */
+  const unkeyed = async (page: Page, columns: readonly string[]) => {
+    const name = page.getByLabel('Event name');
+    if ((await name.inputValue()) === '') await name.fill('thing_happened');
+    await page
+      .locator('#identity-note')
+      .getByText(/No key: .*made from the request body's digest/)
+      .waitFor();
+    await page.getByRole('button', { name: 'Show what will be saved' }).click();
+    const yaml = page.locator('#yaml');
+    await yaml.waitFor();
+    const translator = parseAllDocuments((await yaml.textContent()) ?? '')
+      .map((d) => d.toJS() as { kind?: string; spec?: TranslatorSpec })
+      .find((d) => d.kind === 'Translator')?.spec;
+    assert.ok(translator, 'the translator is shown');
+    const keyed = [
+      ...(translator.key ?? []).flat(),
+      ...translator.fields.flatMap((f) => (f.target === 'event_id' && f.source ? [f.source].flat() : [])),
+    ];
+    for (const column of columns) assert.ok(!keyed.includes(column), `${column} is not the key: ${keyed}`);
+  };
+
+  /** Each step in turn: its option picked (if any), where the columns then go, its screenshot, what is saved. */
   const follows = async (page: Page, q: Asked, steps: readonly Step[]) => {
     const box = page.locator(`fieldset[data-question="${q.about}"]`).filter({ hasText: q.ask });
     for (const step of steps) {
       if (step.pick !== undefined) await radio(box, q, step.pick).check();
       await goes(page, step.where ?? {}, step.names);
       if (step.shot) await frame(page, step.shot);
+      if (step.unkeyed) await unkeyed(page, step.unkeyed);
     }
   };
 
@@ -292,6 +338,27 @@ describe('studio creator: questions, evidence and a fixed currency', function ()
       [
         { shot: 'creator-question-event-id.png' },
         { pick: 'eventId', where: { eventId: 'event_id', id: 'event_data' } },
+        // None of these: neither is the key, not even the payload's own id by the vendor's rule.
+        { pick: NONE, where: { id: 'event_data', eventId: 'event_data' }, unkeyed: ['id', 'eventId'] },
+      ],
+    ));
+
+  it('asks whether an event id beside what the delivery was sent to is the event’s, and obeys no', () =>
+    asks(
+      NOTICE,
+      {
+        about: 'event_id',
+        ask: /^Is eventId the event's own id\? The payload names what it was delivered to \(subscriptionId\)/,
+        options: ['eventId', 'identifiers.bookingId'],
+        guessed: 'eventId',
+        where: { eventId: 'event_id', 'identifiers.bookingId': 'event_data' },
+      },
+      [
+        {
+          pick: NONE,
+          where: { eventId: 'event_data', 'identifiers.bookingId': 'event_data' },
+          unkeyed: ['eventId', 'identifiers.bookingId'],
+        },
       ],
     ));
 
@@ -391,7 +458,7 @@ describe('studio creator: questions, evidence and a fixed currency', function ()
     await shows(page, q);
     await follows(page, q, [
       { shot: 'creator-question-batch.png' },
-      { pick: NONE, where: { id: 'event_data' } },
+      { pick: NONE, where: { id: 'event_data' }, unkeyed: ['id'] },
     ]);
     assert.deepEqual(errors, []);
     await page.close();
