@@ -54,12 +54,12 @@ export interface ColumnChoice {
  */
 export function retarget(c: ColumnChoice, target: string, field?: string): ColumnChoice {
   const { notEventId: _, ...rest } = c;
-  const refused = c.notEventId === true || (c.target === 'event_id' && target !== 'event_id');
+  const refused = target !== 'event_id' && (c.notEventId === true || c.target === 'event_id');
   return {
     ...rest,
     target,
     ...(field !== undefined ? { field } : {}),
-    ...(refused && target !== 'event_id' ? { notEventId: true as const } : {}),
+    ...(refused ? { notEventId: true as const } : {}),
   };
 }
 

@@ -112,9 +112,10 @@ export function byColumn(json: unknown, draft: Draft, s: Saved): unknown {
 /**
  * What makes a row one event (core/samples/delivery.ts): the vendor's delivery metadata left out
  * of it, and the vendor's own id as the key, so a retry folds into the first copy; with no key,
- * that each row's id comes from the request body's digest (and which column the person refused).
+ * that each row's id comes from the request body's digest (and which column the person refused),
+ * unless the saved translator keys on the signature's message id (`saved`, the spec with its auth).
  */
-export function identityNote(draft: Draft): string {
+export function identityNote(draft: Draft, saved: Draft['translator']['spec']): string {
   const { left, key, digest } = draft.identity;
   return [
     ...(left.length > 0
@@ -125,6 +126,12 @@ export function identityNote(draft: Draft): string {
     ...(key
       ? [`Each row's event id comes from ${key.columns.join(' + ')}: ${key.why}; a retry is the same event.`]
       : []),
-    ...(digest ? [`No key: ${digest}.`] : []),
+    ...(digest && saved.key
+      ? [
+          `Each row's event id comes from ${saved.key.flat().join(' + ')}: the signature's message id, the same on every retry.`,
+        ]
+      : digest
+        ? [`No key: ${digest}.`]
+        : []),
   ].join(' ');
 }

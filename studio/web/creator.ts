@@ -512,7 +512,7 @@ function update(): void {
   });
   state.draft = draft;
   if (types) redraftTypes(types, { draft, eventName, description, drafted, platforms }, zone);
-  $('identity-note').textContent = identityNote(draft);
+  $('identity-note').textContent = identityNote(draft, saved(draft).translator.spec);
   showConstraints($('fields'), draft, state.choices, state.fields, target);
   refreshValueOptions(draft, state.choices);
   renderAuth(saved(draft).translator.name);
