@@ -45,14 +45,19 @@ export function uniqueNames(names: readonly string[], key: (n: string) => string
   });
 }
 
+/** The longest glued name split into words; real ones (`deliverycontactname`) are far shorter. */
+export const MAX_GLUED = 64;
+
 /**
  * A word glued from known words, split back into them (`deliverycontactname` → `delivery`,
  * `contact`, `name`): the fewest pieces, each at least two letters and in `known`, covering the
  * whole word; the word itself when it is known or no such split exists. Names written in
- * lowercase without separators (`invoicezipcode`) then read like their camelCase forms.
+ * lowercase without separators (`invoicezipcode`) then read like their camelCase forms. A word
+ * longer than `MAX_GLUED` is left whole: the split's work grows with the square of the length,
+ * and a sample's keys come from outside.
  */
 export function splitGlued(word: string, known: ReadonlySet<string>): string[] {
-  if (known.has(word)) return [word];
+  if (known.has(word) || word.length > MAX_GLUED) return [word];
   // best[i]: the fewest known pieces that make up word.slice(0, i)
   const best: (string[] | undefined)[] = [[]];
   for (let end = 2; end <= word.length; end++)

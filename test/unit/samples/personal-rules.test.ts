@@ -5,7 +5,7 @@
  * inside a `name`, `invoice` or `card` object; and what stays plain.
  */
 import assert from 'node:assert/strict';
-import { splitGlued } from '../../../core/samples/names.ts';
+import { MAX_GLUED, splitGlued } from '../../../core/samples/names.ts';
 import { detailWords, personalDetail } from '../../../core/samples/personal.ts';
 import type { RoleReading } from '../../../core/samples/roles.ts';
 import type { InferredField } from '../../../core/samples/sample.ts';
@@ -100,6 +100,17 @@ describe('creator: a glued name split on known words', () => {
     const known = new Set(['name', 'na', 'me', 'zip']);
     assert.deepEqual(splitGlued('filename', known), ['filename']);
     assert.deepEqual(splitGlued('zips', known), ['zips']);
+  });
+
+  it('leaves a name longer than the longest glued one whole, however it is made', () => {
+    const known = new Set(['name', 'phone']);
+    const longest = 'name'.repeat(MAX_GLUED / 4);
+    assert.equal(splitGlued(longest, known).length, MAX_GLUED / 4);
+    // A key from outside may be megabytes long: it is not split, however many known words it holds.
+    const huge = 'name'.repeat(250_000);
+    assert.deepEqual(splitGlued(`${longest}e`, known), [`${longest}e`]);
+    assert.deepEqual(splitGlued(huge, known), [huge]);
+    assert.deepEqual(detailWords(`data.${huge}`), [huge]);
   });
 
   it('reads a leaf’s words with each glued word split', () => {
