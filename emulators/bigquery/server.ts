@@ -9,6 +9,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import net from 'node:net';
 import { listenOn } from '@eventbus/emulator-common/cli.ts';
+import { localPortInterceptor } from '@eventbus/emulator-common/grpc-identity.ts';
 import {
   Enforcement,
   type IdentityListeners,
@@ -334,6 +335,8 @@ export async function startBigQueryEmulator(opts: BigQueryEmulatorOptions): Prom
   const host = opts.host ?? '127.0.0.1';
   // The Storage Write API on the same port: HTTP/2 connections go to grpc-js.
   const grpcServer = new grpc.Server({
+    // Who a call is, on an identity port: known by the local port it came in on.
+    interceptors: [localPortInterceptor],
     'grpc.max_receive_message_length': WRITE_GRPC_MAX_MESSAGE,
     'grpc.max_send_message_length': WRITE_GRPC_MAX_MESSAGE,
   });
