@@ -7,27 +7,13 @@ import assert from 'node:assert/strict';
 import { applyViolations } from '../../../core/registry/resources.ts';
 import { catalogDestinationsOf } from '../../../core/syncs/audience-settings.ts';
 import type { Destination } from '../../../schemas/settings.ts';
+import { audienceSyncDoc as sync } from '../../support/audience-sync-doc.ts';
 
 const DESTINATIONS: Destination[] = [
   { id: 'dy', type: 'segment_action', destination: 'dynamic-yield-audiences' },
   { id: 'braze', type: 'segment_action', destination: 'braze-cohorts' },
   { id: 'hook', type: 'webhook', url: 'https://crm.example/hook' } as Destination,
 ];
-
-/** An audience sync connected to `destinations`, with the audience's `settings` when given. */
-function sync(destinations: string[], settings?: Record<string, unknown>) {
-  return {
-    kind: 'Sync',
-    name: 'vip-members',
-    spec: {
-      model: 'crm.vip_members',
-      primary_key: ['user_id'],
-      mode: 'mirror',
-      schedule: { manual: true },
-      destination: { audience: { key: 'vip', destinations, ...(settings ? { settings } : {}) } },
-    },
-  };
-}
 
 const context = { connections: [], catalogDestinations: catalogDestinationsOf(DESTINATIONS) };
 
