@@ -7,6 +7,7 @@
  */
 
 import type { Destination } from '../../schemas/settings.ts';
+import { isCatalogDestination } from '../deploy/catalog-function.ts';
 import { catalogEntry } from '../platforms/segment-action/catalog.ts';
 import type { FieldViolation } from '../validation.ts';
 
@@ -50,7 +51,7 @@ export function audienceSettingViolations(
 export function catalogDestinationsOf(destinations: readonly Destination[]): Record<string, string> {
   return Object.fromEntries(
     destinations.flatMap((d) =>
-      d.type === 'segment_action' && typeof d.destination === 'string' ? [[d.id, d.destination]] : [],
+      isCatalogDestination(d) && typeof d.destination === 'string' ? [[d.id, d.destination]] : [],
     ),
   );
 }
