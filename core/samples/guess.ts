@@ -34,6 +34,7 @@ import { directionOf, notARegion, objectTypes, type RoleReading, versionNamed } 
 import type { InferredField } from './sample.ts';
 import { reportedSteps, stepTimeOf } from './step-time.ts';
 import { dataFieldName, type MappingSuggestion, type SuggestColumn, suggestMappings } from './suggest.ts';
+import { transactionCountryQuestion } from './transaction-country.ts';
 import { actorAbove, thinEvidenceQuestions } from './two-evidence.ts';
 
 export { eventNameGuess } from './event-name.ts';
@@ -482,6 +483,7 @@ export function guessChoices(
   );
   const rivals = amountRivals(fields, rows, base, suggestions);
   if (rivals) questions.push(rivals);
+  transactionCountryQuestion(fields, base, questions);
   const asked = new Set(questions.flatMap((q) => q.options.map((o) => o.column)));
   const columns = base.map((g, i): ColumnGuess => {
     const f = fields[i] as InferredField;
