@@ -9,12 +9,12 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import net from 'node:net';
 import { listenOn } from '@eventbus/emulator-common/cli.ts';
+import { localPortInterceptor } from '@eventbus/emulator-common/grpc-identity.ts';
 import {
   Enforcement,
   type IdentityListeners,
   type IdentityPort,
   listenAsIdentities,
-  localPortInterceptor,
 } from '@eventbus/emulator-common/iam-enforce.ts';
 import { exchangeToken, STS_PATH } from '@eventbus/emulator-common/local-sts.ts';
 import { splitProtocols } from '@eventbus/emulator-common/protocol-split.ts';

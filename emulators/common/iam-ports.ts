@@ -5,7 +5,7 @@
  * the `--iam` and `--identity` options of each emulator's command.
  */
 import net from 'node:net';
-import * as grpc from '@grpc/grpc-js';
+import type * as grpc from '@grpc/grpc-js';
 import { type Command, InvalidArgumentError } from 'commander';
 
 /** `--identity <member>=<port>`, repeatable: accumulates into a list. */
@@ -47,25 +47,11 @@ export interface IdentityListeners {
   close(): Promise<void>;
 }
 
-/** The metadata key under which a call carries the local port its connection came in on. */
-const LOCAL_PORT = 'x-emulator-local-port';
-
 /**
- * A grpc-js server interceptor: writes into each call's metadata the local port of the
- * connection it came in on (replacing any value the client sent), for `memberOfCall`.
+ * The metadata key under which a gRPC call carries the local port its connection came in on,
+ * written by `localPortInterceptor` (grpc-identity.ts).
  */
-export const localPortInterceptor: grpc.ServerInterceptor = (_method, call) =>
-  new grpc.ServerInterceptingCall(call, {
-    start: (next) =>
-      next({
-        onReceiveMetadata: (metadata, onward) => {
-          metadata.remove(LOCAL_PORT);
-          const port = call.getConnectionInfo().localPort;
-          if (port !== undefined) metadata.set(LOCAL_PORT, String(port));
-          onward(metadata);
-        },
-      }),
-  });
+export const LOCAL_PORT_METADATA = 'x-emulator-local-port';
 
 /**
  * Listens on each bound port and hands every accepted socket to `onSocket`, the emulator's own
@@ -110,7 +96,7 @@ export async function listenAsIdentities(
     ports,
     memberOfSocket: (socket) => (socket ? bySocket.get(socket) : undefined),
     memberOfCall: (call) => {
-      const port = call.metadata.get(LOCAL_PORT)[0];
+      const port = call.metadata.get(LOCAL_PORT_METADATA)[0];
       return typeof port === 'string' ? byPort.get(Number(port)) : undefined;
     },
     close: async () => {
