@@ -10,15 +10,12 @@
  * takes the person's id instead. A `customer_id` on an ORDER record stays the buyer's: an order
  * carries money, and is not the person. Pure.
  */
-import type { ColumnGuess } from './guess.ts';
+import type { Guess } from './actor.ts';
 import { nameWords } from './names.ts';
 import { businessParty } from './party.ts';
 import type { Question } from './questions.ts';
 import type { InferredField } from './sample.ts';
 import { dataFieldName } from './suggest.ts';
-
-/** A column's guess as the guesses are being made (guess.ts's `ColumnGuess` before its confidence). */
-type Guess = Omit<ColumnGuess, 'confidence' | 'evidence'>;
 
 /** Leaf names of a person's own name, written whole (`firstName`, `last_name`, `fullname`). */
 const NAME_LEAVES = new Set(['firstname', 'lastname', 'fullname', 'givenname', 'familyname', 'surname']);

@@ -8,16 +8,13 @@
  * object, under a customer, contact or person (`customer.country`, `billing.country`,
  * `shipping_country`), or on a record that is itself the person (person-record.ts), still is. Pure.
  */
-import type { ColumnGuess } from './guess.ts';
+import type { Guess } from './actor.ts';
 import { nameWords } from './names.ts';
 import { partyOf } from './party.ts';
 import { holdsMoney, isPersonRecord, levelOf } from './person-record.ts';
 import type { Question } from './questions.ts';
 import type { InferredField } from './sample.ts';
 import { dataFieldName } from './suggest.ts';
-
-/** A column's guess as the guesses are being made (guess.ts's `ColumnGuess` before its confidence). */
-type Guess = Omit<ColumnGuess, 'confidence' | 'evidence'>;
 
 /** Words on a country's path that make it a place of the person's: their address, where they are. */
 const PLACE_WORDS = new Set([
