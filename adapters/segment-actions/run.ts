@@ -51,6 +51,7 @@ import type { Destination } from '../../schemas/settings.ts';
 import type { EgressInit } from '../egress.ts';
 import type { Batches } from './batches.ts';
 import { type ActionRequest, current, type RunContext, type TokenAnswer } from './run-context.ts';
+import { performAnswered, trackRequestClients, wasLeftInFlight } from './started.ts';
 
 /** What the runtime is given besides the event and the destination: the network and the clock. */
 export interface RunIo {
@@ -68,7 +69,15 @@ export interface RunIo {
    * event is performed alone.
    */
   readonly batches?: Batches;
+  /**
+   * The delivery's time limit (`timeout_ms`): how long the run waits, once an action has finished,
+   * for the requests it started and did not wait for (started.ts). 10 s unless given.
+   */
+  readonly timeoutMs?: number;
 }
+
+/** How long the requests an action left in flight are waited for unless the run says (as the driver's default). */
+const DEFAULT_BOUND_MS = 10_000;
 
 /** Where refresh tokens survive the instance (forward-catalog's index.ts builds it). */
 export interface RefreshTokenStore {
@@ -97,7 +106,7 @@ export interface RunResult {
 }
 
 /** What the runtime reads of a loaded destination definition (actions-core's DestinationDefinition). */
-interface LoadedDefinition {
+export interface LoadedDefinition {
   readonly name: string;
   readonly authentication?: { readonly scheme?: string; readonly refreshAccessToken?: unknown };
   readonly actions: Readonly<
@@ -114,7 +123,7 @@ interface LoadedDefinition {
 }
 
 /** What the runtime calls of actions-core's `Destination` instance. */
-interface CoreDestination {
+export interface CoreDestination {
   validateSettings(settings: Record<string, unknown>): void;
   onSubscription(
     subscription: { subscribe: string; partnerAction: string; mapping: Record<string, unknown> },
@@ -135,7 +144,7 @@ const require = createRequire(import.meta.url);
 const SLUG = /^[a-z0-9][a-z0-9-]{0,127}$/;
 
 /** actions-core's CommonJS build, the one the destinations require (not its ESM build: another instance). */
-interface CoreModule {
+export interface CoreModule {
   readonly Destination: new (definition: LoadedDefinition) => CoreDestination;
   /** mapping-kit's resolution of a mapping against an event (a batch's keys). */
   readonly transform: (
@@ -168,11 +177,21 @@ interface Loaded {
 }
 const loaded = new Map<string, Loaded>();
 
-/** Loads actions-core once, and puts the dispatcher in place of its fetch. */
-function actionsCore(): CoreModule {
+/**
+ * actions-core as the runtime runs it, loaded once: the dispatcher in place of its fetch, and its
+ * actions' request clients tracked (started.ts). Exported for tests that run a definition of their own.
+ */
+export function loadActionsCore(): CoreModule {
   if (core) return core;
   const index = require.resolve('@segment/actions-core');
   const fetchModule = require(join(dirname(index), 'fetch.js')) as FetchModule;
+  trackRequestClients(
+    (
+      require(join(dirname(index), 'destination-kit', 'action.js')) as {
+        Action: Parameters<typeof trackRequestClients>[0];
+      }
+    ).Action,
+  );
   const original = fetchModule.default;
   fetchModule.default = (request) => {
     const run = current.getStore();
@@ -187,7 +206,7 @@ function destinationOf(slug: string): Loaded | undefined {
   const hit = loaded.get(slug);
   if (hit) return hit;
   if (!SLUG.test(slug)) return undefined;
-  const { Destination: CoreDestinationClass } = actionsCore();
+  const { Destination: CoreDestinationClass } = loadActionsCore();
   let definition: LoadedDefinition;
   try {
     const mod = require(`@segment/action-destinations/dist/destinations/${slug}`) as {
@@ -335,8 +354,10 @@ export async function runSegmentEvent(
     allowedHosts: destination.allowed_hosts,
     requests: [],
     bodies: [],
+    started: [],
     ...(Object.keys(env).length > 0 ? { env } : {}),
   };
+  const boundMs = io.timeoutMs ?? DEFAULT_BOUND_MS;
   const thrown: unknown[] = [];
   const tokens: string[] = [];
   const result = (outcomes: RunResult['outcomes']): RunResult => ({
@@ -393,19 +414,22 @@ export async function runSegmentEvent(
         return inBatch(
           io.batches,
           batching,
-          { slug: destination.id, core, subscription, ...withToken },
+          { slug: destination.id, core, subscription, boundMs, ...withToken },
           segmentEvent,
           run,
         );
-      return current.run(run, () =>
-        core.onSubscription(subscription, segmentEvent, withToken.settings, withToken.auth),
+      // Done when every request the action started is answered, awaited by it or not (started.ts).
+      return performAnswered(
+        run,
+        () => core.onSubscription(subscription, segmentEvent, withToken.settings, withToken.auth),
+        boundMs,
       );
     };
     let results: Awaited<ReturnType<typeof perform>>;
     try {
       results = await performOnce(perform, session);
     } catch (err) {
-      thrown.push(err);
+      if (!wasLeftInFlight(err)) thrown.push(err);
       const secretsNow = [...secretValues, ...tokens];
       outcomes.push({
         action: step.action,
@@ -442,6 +466,8 @@ interface BatchCall {
   readonly subscription: { subscribe: string; partnerAction: string; mapping: Record<string, unknown> };
   readonly settings: Record<string, unknown>;
   readonly auth: Record<string, unknown>;
+  /** How long the batch's requests left in flight are waited for (started.ts). */
+  readonly boundMs: number;
 }
 
 /** An event in a batch, and the run it belongs to (the batch's requests are its requests too). */
@@ -466,7 +492,7 @@ async function inBatch(
   const mapping = call.subscription.mapping;
   const shared =
     batching.keys.length > 0
-      ? actionsCore().transform(
+      ? loadActionsCore().transform(
           Object.fromEntries(
             batching.keys.filter((k) => Object.hasOwn(mapping, k)).map((k) => [k, mapping[k]]),
           ),
@@ -499,17 +525,21 @@ async function sendBatch(call: BatchCall, items: readonly BatchItem[]): Promise<
     allowedHosts: first.run.allowedHosts,
     requests: [],
     bodies: [],
+    started: [],
     ...(first.run.env ? { env: first.run.env } : {}),
   };
   let entries: readonly MultiStatusNode[] = [];
   try {
-    const results = await current.run(batchRun, () =>
-      call.core.onSubscription(
-        call.subscription,
-        items.map((i) => i.event),
-        call.settings,
-        call.auth,
-      ),
+    const results = await performAnswered(
+      batchRun,
+      () =>
+        call.core.onSubscription(
+          call.subscription,
+          items.map((i) => i.event),
+          call.settings,
+          call.auth,
+        ),
+      call.boundMs,
     );
     entries = results.find((r) => Array.isArray(r.multistatus))?.multistatus ?? [];
     return items.map((_, i) => entries[i] ?? NO_ENTRY);
