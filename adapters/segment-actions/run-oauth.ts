@@ -11,16 +11,8 @@ import { createAccessTokens, type TokenEntry } from '../../core/platforms/segmen
 import { refreshUnderClaim } from '../../core/platforms/segment-action/refresh-rotation.ts';
 import { ACCESS_TOKEN_ROLE } from '../../core/platforms/segment-action/roles.ts';
 import type { Destination } from '../../schemas/settings.ts';
-import type { CoreDestination, LoadedDefinition, RefreshTokenStore } from './run.ts';
+import type { CoreDestination, LoadedDefinition, OAuthCredentials, RefreshTokenStore } from './core-api.ts';
 import { current, type RunContext, type TokenAnswer } from './run-context.ts';
-
-/** What actions-core's refresh reads (its OAuth2ClientCredentials). */
-export interface OAuthCredentials {
-  readonly accessToken: string;
-  readonly refreshToken: string;
-  readonly clientId: string;
-  readonly clientSecret: string;
-}
 
 /** An OAuth destination's credentials from its connection, and whether its definition can refresh. */
 export interface OAuthSetup {

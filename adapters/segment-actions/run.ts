@@ -22,7 +22,6 @@ import { type PlatformAnswer, scrubText } from '../../core/platforms/platform-an
 import { catalogAnswer } from '../../core/platforms/segment-action/answer.ts';
 import {
   audienceOf,
-  type BatchableAction,
   type Batching,
   batchingOf,
   errorOfNode,
@@ -35,19 +34,18 @@ import {
   type ActionPreset,
   actionSteps,
   effectiveMapping,
-  type PresetField,
   presetOf,
 } from '../../core/platforms/segment-action/presets.ts';
-import type {
-  RefreshTokenVersions,
-  RotationClock,
-} from '../../core/platforms/segment-action/refresh-rotation.ts';
 import { NO_IP, segmentEventOf } from '../../core/platforms/segment-action/segment-event.ts';
 import type { Destination } from '../../schemas/settings.ts';
 import type { EgressInit } from '../egress.ts';
 import type { Batches } from './batches.ts';
+import type { CoreDestination, LoadedDefinition, RefreshTokenStore } from './core-api.ts';
 import { type ActionRequest, current, type RunContext, type TokenAnswer } from './run-context.ts';
-import { authOf, type OAuthCredentials, type OAuthSession, oauthSession } from './run-oauth.ts';
+import { authOf, type OAuthSession, oauthSession } from './run-oauth.ts';
+
+export type { CoreDestination, LoadedDefinition, RefreshTokenStore } from './core-api.ts';
+
 import { performAnswered, trackRequestClients, wasLeftInFlight } from './started.ts';
 
 /** What the runtime is given besides the event and the destination: the network and the clock. */
@@ -76,12 +74,6 @@ export interface RunIo {
 /** How long the requests an action left in flight are waited for unless the run says (as the driver's default). */
 const DEFAULT_BOUND_MS = 10_000;
 
-/** Where refresh tokens survive the instance (forward-catalog's index.ts builds it). */
-export interface RefreshTokenStore {
-  versions(secret: string): RefreshTokenVersions;
-  readonly clock: RotationClock;
-}
-
 export interface RunResult {
   /** One per action that took the event (actions whose subscription does not match are left out). */
   readonly outcomes: readonly { readonly action: string; readonly outcome: Outcome }[];
@@ -100,39 +92,6 @@ export interface RunResult {
   readonly thrown: readonly unknown[];
   /** Access tokens this run obtained by a refresh: values to scrub from what is recorded, as the secrets'. */
   readonly tokens?: readonly string[];
-}
-
-/** What the runtime reads of a loaded destination definition (actions-core's DestinationDefinition). */
-export interface LoadedDefinition {
-  readonly name: string;
-  readonly authentication?: { readonly scheme?: string; readonly refreshAccessToken?: unknown };
-  readonly actions: Readonly<
-    Record<
-      string,
-      BatchableAction & {
-        readonly defaultSubscription?: string;
-        readonly fields: Record<string, PresetField>;
-      }
-    >
-  >;
-  /** Segment's presets: an action, a subscription and a mapping each (presets.ts reads them). */
-  readonly presets?: readonly Readonly<Record<string, unknown>>[];
-}
-
-/** What the runtime calls of actions-core's `Destination` instance. */
-export interface CoreDestination {
-  validateSettings(settings: Record<string, unknown>): void;
-  onSubscription(
-    subscription: { subscribe: string; partnerAction: string; mapping: Record<string, unknown> },
-    event: Record<string, unknown> | readonly Record<string, unknown>[],
-    settings: Record<string, unknown>,
-    auth: Record<string, unknown>,
-  ): Promise<readonly { readonly output?: unknown; readonly multistatus?: readonly MultiStatusNode[] }[]>;
-  /** actions-core's call of the definition's `refreshAccessToken` (undefined when it has none). */
-  refreshAccessToken(
-    settings: Record<string, unknown>,
-    oauth: OAuthCredentials,
-  ): Promise<{ readonly accessToken?: unknown; readonly refreshToken?: unknown } | undefined>;
 }
 
 const require = createRequire(import.meta.url);
