@@ -14,6 +14,7 @@ import {
   type IdentityListeners,
   type IdentityPort,
   listenAsIdentities,
+  localPortInterceptor,
 } from '@eventbus/emulator-common/iam-enforce.ts';
 import { exchangeToken, STS_PATH } from '@eventbus/emulator-common/local-sts.ts';
 import { splitProtocols } from '@eventbus/emulator-common/protocol-split.ts';
@@ -334,6 +335,8 @@ export async function startBigQueryEmulator(opts: BigQueryEmulatorOptions): Prom
   const host = opts.host ?? '127.0.0.1';
   // The Storage Write API on the same port: HTTP/2 connections go to grpc-js.
   const grpcServer = new grpc.Server({
+    // Who a call is, on an identity port: known by the local port it came in on.
+    interceptors: [localPortInterceptor],
     'grpc.max_receive_message_length': WRITE_GRPC_MAX_MESSAGE,
     'grpc.max_send_message_length': WRITE_GRPC_MAX_MESSAGE,
   });

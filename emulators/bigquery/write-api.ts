@@ -158,27 +158,16 @@ export interface WriteAccessOptions {
   identities(): IdentityListeners | undefined;
 }
 
-/**
- * grpc-js names a peer `address:port` (IPv6 without brackets); the identity listeners key
- * peers as `[::1]:port`.
- */
-function bracketed(peer: string): string {
-  const bare = peer.replace(/^ipv[46]:/, '');
-  const i = bare.lastIndexOf(':');
-  const host = bare.slice(0, i);
-  return host.includes(':') && !host.startsWith('[') ? `[${host}]${bare.slice(i)}` : bare;
-}
-
 /** The BigQueryWrite service, added to a grpc-js server. */
 export function addWriteService(
   server: grpc.Server,
   em: Emulator,
   iam: WriteAccessOptions | undefined,
 ): void {
-  const accessOf = (call: { metadata: grpc.Metadata; getPeer(): string }): Access | undefined => {
+  const accessOf = (call: { metadata: grpc.Metadata }): Access | undefined => {
     if (!iam) return undefined;
     const auth = call.metadata.get('authorization')[0];
-    const bound = iam.identities()?.memberOfPeer(bracketed(call.getPeer()));
+    const bound = iam.identities()?.memberOfCall(call);
     const caller: Caller | undefined = iam.enforcement.callerOf(
       typeof auth === 'string' ? auth : undefined,
       bound,

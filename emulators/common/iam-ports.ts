@@ -5,6 +5,7 @@
  * the `--iam` and `--identity` options of each emulator's command.
  */
 import net from 'node:net';
+import * as grpc from '@grpc/grpc-js';
 import { type Command, InvalidArgumentError } from 'commander';
 
 /** `--identity <member>=<port>`, repeatable: accumulates into a list. */
@@ -36,13 +37,35 @@ export interface IdentityListeners {
   readonly ports: ReadonlyMap<string, number>;
   /** The member bound to the port this socket came in on. */
   memberOfSocket(socket: net.Socket | undefined): string | undefined;
-  /** The same, by a gRPC peer string (`host:port` of the remote end, IPv6 in brackets). */
-  memberOfPeer(peer: string): string | undefined;
+  /**
+   * The same for a gRPC call, by the local port its connection came in on, which
+   * `localPortInterceptor` writes into the call's metadata. Never by the remote end: two
+   * connections may share a client port when they go to different server ports (Linux picks
+   * source ports per destination), so a caller on the plain port could pass for a bound member.
+   */
+  memberOfCall(call: { readonly metadata: grpc.Metadata }): string | undefined;
   close(): Promise<void>;
 }
 
-const peerKey = (address: string | undefined, port: number | undefined) =>
-  address?.includes(':') ? `[${address}]:${port}` : `${address}:${port}`;
+/** The metadata key under which a call carries the local port its connection came in on. */
+const LOCAL_PORT = 'x-emulator-local-port';
+
+/**
+ * A grpc-js server interceptor: writes into each call's metadata the local port of the
+ * connection it came in on (replacing any value the client sent), for `memberOfCall`.
+ */
+export const localPortInterceptor: grpc.ServerInterceptor = (_method, call) =>
+  new grpc.ServerInterceptingCall(call, {
+    start: (next) =>
+      next({
+        onReceiveMetadata: (metadata, onward) => {
+          metadata.remove(LOCAL_PORT);
+          const port = call.getConnectionInfo().localPort;
+          if (port !== undefined) metadata.set(LOCAL_PORT, String(port));
+          onward(metadata);
+        },
+      }),
+  });
 
 /**
  * Listens on each bound port and hands every accepted socket to `onSocket`, the emulator's own
@@ -54,20 +77,15 @@ export async function listenAsIdentities(
   onSocket: (socket: net.Socket) => void,
 ): Promise<IdentityListeners> {
   const bySocket = new WeakMap<net.Socket, string>();
-  const byPeer = new Map<string, string>();
+  const byPort = new Map<number, string>();
   const servers: net.Server[] = [];
   const ports = new Map<string, number>();
   const sockets = new Set<net.Socket>();
   for (const { member, port } of identities) {
     const server = net.createServer((socket) => {
-      const key = peerKey(socket.remoteAddress, socket.remotePort);
       bySocket.set(socket, member);
-      byPeer.set(key, member);
       sockets.add(socket);
-      socket.once('close', () => {
-        byPeer.delete(key);
-        sockets.delete(socket);
-      });
+      socket.once('close', () => sockets.delete(socket));
       onSocket(socket);
     });
     try {
@@ -84,17 +102,16 @@ export async function listenAsIdentities(
       throw err;
     }
     servers.push(server);
-    ports.set(member, (server.address() as net.AddressInfo).port);
+    const taken = (server.address() as net.AddressInfo).port;
+    ports.set(member, taken);
+    byPort.set(taken, member);
   }
   return {
     ports,
     memberOfSocket: (socket) => (socket ? bySocket.get(socket) : undefined),
-    // grpc-js writes an IPv6 peer without brackets: `::1:5000` → `[::1]:5000`.
-    memberOfPeer: (peer) => {
-      const bare = peer.replace(/^ipv[46]:/, '');
-      const i = bare.lastIndexOf(':');
-      const host = bare.slice(0, i);
-      return byPeer.get(host.includes(':') && !host.startsWith('[') ? `[${host}]${bare.slice(i)}` : bare);
+    memberOfCall: (call) => {
+      const port = call.metadata.get(LOCAL_PORT)[0];
+      return typeof port === 'string' ? byPort.get(Number(port)) : undefined;
     },
     close: async () => {
       for (const s of sockets) s.destroy();

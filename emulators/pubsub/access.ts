@@ -179,16 +179,6 @@ export function refusal(d: Denial): DetailedApiError {
   return new DetailedApiError('PERMISSION_DENIED', message, metadata, [info]);
 }
 
-/**
- * grpc-js names a peer `address:port` without brackets, even an IPv6 one; the identity listeners
- * key peers with brackets (`[::1]:port`).
- */
-function bracketed(peer: string): string {
-  const i = peer.lastIndexOf(':');
-  const host = peer.slice(0, i);
-  return host.includes(':') && !host.startsWith('[') ? `[${host}]${peer.slice(i)}` : peer;
-}
-
 /** The access file's policies, the identity ports, and the checks both surfaces make with them. */
 export class PubSubAccess {
   private readonly enforcement: Enforcement;
@@ -211,9 +201,8 @@ export class PubSubAccess {
   }
 
   /** The caller of a gRPC call; a token that does not verify is UNAUTHENTICATED. */
-  callerOfCall(call: { metadata: grpc.Metadata; getPeer(): string }): Caller {
-    const bound = this.identities?.memberOfPeer(bracketed(call.getPeer()));
-    return this.caller(call.metadata.get('authorization')[0], bound);
+  callerOfCall(call: { metadata: grpc.Metadata }): Caller {
+    return this.caller(call.metadata.get('authorization')[0], this.identities?.memberOfCall(call));
   }
 
   /** The caller of a REST request; a token that does not verify is HTTP 401. */

@@ -13,6 +13,7 @@ import { EventEmitter } from 'node:events';
 import type { ServerHttp2Session } from 'node:http2';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { localPortInterceptor } from '@eventbus/emulator-common/iam-enforce.ts';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import type { PubSubAccess } from './access.ts';
@@ -565,6 +566,8 @@ export interface GrpcHandle {
 export function createGrpcServer(engine: Engine, access?: PubSubAccess): GrpcHandle {
   const { publisher, subscriber, schemas, iam } = loadServices();
   const server = new grpc.Server({
+    // Who a call is, on an identity port: known by the local port it came in on.
+    interceptors: [localPortInterceptor],
     'grpc.max_receive_message_length': GRPC_MAX_MESSAGE,
     'grpc.max_send_message_length': GRPC_MAX_MESSAGE,
     // Channelz (grpc-js's call and socket statistics, on by default) counts and timestamps

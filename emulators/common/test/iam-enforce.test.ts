@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import * as grpc from '@grpc/grpc-js';
 import { InvalidArgumentError } from 'commander';
 import {
   type AccessFile,
@@ -198,8 +199,8 @@ describe('identityOption', () => {
 });
 
 describe('listenAsIdentities', () => {
-  it('hands each connection on, knowing its member by socket and by peer, and closes', async () => {
-    const seen: { member: string | undefined; peer: string }[] = [];
+  it('hands each connection on, knowing its member by socket and a gRPC call by its local port, and closes', async () => {
+    const seen: { member: string | undefined; local: number }[] = [];
     const identities = await listenAsIdentities(
       '127.0.0.1',
       [
@@ -207,10 +208,7 @@ describe('listenAsIdentities', () => {
         { member: OTHER, port: 0 },
       ],
       (socket) => {
-        seen.push({
-          member: identities.memberOfSocket(socket),
-          peer: `ipv4:${socket.remoteAddress}:${socket.remotePort}`,
-        });
+        seen.push({ member: identities.memberOfSocket(socket), local: socket.localPort as number });
         socket.end('hi');
       },
     );
@@ -228,11 +226,15 @@ describe('listenAsIdentities', () => {
         seen.map((s) => s.member),
         [SA, OTHER],
       );
-      // By the peer string as gRPC gives it, and without its scheme.
-      const first = seen[0] as { peer: string };
-      assert.equal(identities.memberOfPeer(first.peer), SA);
-      assert.equal(identities.memberOfPeer(first.peer.replace(/^ipv4:/, '')), SA);
-      assert.equal(identities.memberOfPeer('127.0.0.1:1'), undefined);
+      // A gRPC call by the local port the interceptor wrote; none written, or another port: no one.
+      const callOn = (port?: number) => {
+        const metadata = new grpc.Metadata();
+        if (port !== undefined) metadata.set('x-emulator-local-port', String(port));
+        return { metadata };
+      };
+      assert.equal(identities.memberOfCall(callOn(seen[1]?.local)), OTHER);
+      assert.equal(identities.memberOfCall(callOn(1)), undefined);
+      assert.equal(identities.memberOfCall(callOn()), undefined);
       assert.equal(identities.memberOfSocket(undefined), undefined);
       assert.equal(identities.memberOfSocket(clients[0]), undefined);
       for (const c of clients) c.destroy();

@@ -8,6 +8,8 @@
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import http2 from 'node:http2';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -175,6 +177,30 @@ describe('pubsub emulator with --iam', () => {
     });
     assert.equal(r.status, 403);
     assert.match(String((r.body['error'] as { message: string }).message), new RegExp(OTHER));
+  });
+
+  it('knows a gRPC caller by the port it came in on, never by its client port', async () => {
+    // Linux lets two connections share a client port when they go to different server ports. A
+    // caller on the main port (the owner, as the CLI is locally) from the same client port as a
+    // member's connection on its identity port is still the owner, and a caller cannot name the
+    // port it came in on.
+    const clientPort = await freePort();
+    const getTopic = Buffer.concat([Buffer.from([0x0a, TOPIC.length]), Buffer.from(TOPIC)]);
+    const path = '/google.pubsub.v1.Publisher/GetTopic';
+    const asMember = await rawUnary(emulator.identityPorts.get(OTHER) as number, clientPort, path, getTopic);
+    try {
+      assert.equal(asMember.status, '7');
+      const asOwner = await rawUnary(emulator.port, clientPort, path, getTopic);
+      asOwner.session.close();
+      assert.equal(asOwner.status, '0');
+    } finally {
+      asMember.session.close();
+    }
+    const [published] = await publisher.publish(
+      { topic: TOPIC, messages: [{ data: Buffer.from('named port') }] },
+      { otherArgs: { headers: { 'x-emulator-local-port': String(emulator.identityPorts.get(OTHER)) } } },
+    );
+    assert.equal(published.messageIds?.length, 1);
   });
 
   it('ends an ungranted streaming subscriber with an error event of code 7', async () => {
@@ -366,3 +392,45 @@ describe('pubsub emulator without --iam', () => {
     assert.equal(run.emulator.identityPorts.size, 0);
   });
 });
+
+/** A port free now on loopback, to bind client sockets to. */
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((r) => server.close(() => r()));
+  return port;
+}
+
+/**
+ * One unary gRPC call on its own HTTP/2 connection from `clientPort` (bound with SO_REUSEADDR, as
+ * Node binds), left open; its grpc-status, from the trailers or a trailers-only answer.
+ */
+async function rawUnary(serverPort: number, clientPort: number, path: string, message: Buffer) {
+  const session = http2.connect(`http://127.0.0.1:${serverPort}`, {
+    createConnection: () =>
+      net.connect({ host: '127.0.0.1', port: serverPort, localAddress: '127.0.0.1', localPort: clientPort }),
+  });
+  const frame = Buffer.alloc(5);
+  frame.writeUInt32BE(message.length, 1);
+  const stream = session.request({
+    ':method': 'POST',
+    ':path': path,
+    'content-type': 'application/grpc',
+    te: 'trailers',
+  });
+  stream.end(Buffer.concat([frame, message]));
+  const status = await new Promise<string>((resolve, reject) => {
+    let found: string | undefined;
+    const take = (headers: http2.IncomingHttpHeaders) => {
+      const s = headers['grpc-status'];
+      if (typeof s === 'string') found = s;
+    };
+    stream.on('response', take);
+    stream.on('trailers', take);
+    stream.on('data', () => {});
+    stream.on('error', reject);
+    stream.on('close', () => (found === undefined ? reject(new Error('no grpc-status')) : resolve(found)));
+  });
+  return { status, session };
+}
