@@ -27,6 +27,7 @@ import { partyRole, unclaimedDetailQuestions } from './party.ts';
 import { lonePersonIdQuestions } from './person-id-evidence.ts';
 import { personRecordIdQuestion } from './person-record.ts';
 import { personalDetail } from './personal.ts';
+import { currencyBeside, priceBesideCurrency } from './price-value.ts';
 import { type Evidence, evidenceOf, type Question, questionsFor } from './questions.ts';
 import { requestReference, requestReferenceQuestion } from './request-ref.ts';
 import { rivalPartyQuestions } from './rival-parties.ts';
@@ -508,6 +509,7 @@ export function guessChoices(
   });
   const eventName = chooseEventName(fields, named);
   textAmount(fields, rows, columns);
+  priceBesideCurrency(fields, rows, columns, questions);
   const value = amountGuess(columns, 'value', keptAsValue(fields, rows));
   if (value) currencyBesideValue(fields, rows, columns, value.column);
   if (value) moneyWithoutCurrency(fields, columns, questions, value.column);
@@ -712,14 +714,6 @@ function currencyBesideValue(
     field: dataFieldName(from.column),
     why: `event field: currency went to ${to.column}, the currency beside the value ${value}`,
   };
-}
-
-/** The index of a currency column in the same object as `column` (`amount.currency` beside `amount.value`), or -1. */
-function currencyBeside(fields: readonly InferredField[], column: string): number {
-  const parent = column.slice(0, column.lastIndexOf('.') + 1);
-  return fields.findIndex(
-    (f) => f.format === 'currency' && f.name.startsWith(parent) && !f.name.slice(parent.length).includes('.'),
-  );
 }
 
 /**

@@ -1,0 +1,69 @@
+/**
+ * A price beside its currency (issue #94, core/samples/price-value.ts and its use in guess.ts):
+ * with no column named as the value, a number named as a price (`price`, `offerPrice`) that sits
+ * in one record beside a column of currency codes is offered as the event's value, asked about
+ * with it preselected, never filled without asking; its currency follows it. A unit's price, a
+ * price with no currency beside it, or a price beside a named amount is left as it was.
+ */
+import assert from 'node:assert/strict';
+import { guessChoices, inferFields, parseSample } from '../../../core/samples/index.ts';
+
+function guess(body: unknown) {
+  const sample = parseSample(JSON.stringify(body));
+  return guessChoices(inferFields(sample), sample.rows);
+}
+const valueQuestion = (g: ReturnType<typeof guess>) =>
+  g.questions.find((q) => q.target === 'event_data' && q.field === 'value');
+
+/** A store's payment: what was paid is `payment.price`, in `payment.currency`. */
+const payment = {
+  payment: { txn_id: 'TX-88121', price: 12.5, currency: 'EUR', status: 'complete' },
+  customer: { email: 'ana@example.com', name: 'Ana Silva' },
+};
+
+describe('the creator: a price beside its currency', () => {
+  it('offers a price beside a currency code as the value, asked about, preselected', () => {
+    const g = guess(payment);
+    assert.equal(g.value?.column, 'payment.price');
+    const q = valueQuestion(g);
+    assert.deepEqual(
+      q?.options.map((o) => o.column),
+      ['payment.price'],
+    );
+    assert.equal(q?.noneGuessed, undefined, 'the price is preselected');
+    const c = g.columns.find((x) => x.column === 'payment.price');
+    assert.equal(c?.field, 'value');
+    assert.equal(c?.confidence, 0.5, 'a question’s guess is no certainty');
+    assert.match(c?.why ?? '', /price beside the currency payment\.currency/);
+  });
+
+  it('takes the currency beside the price as the value’s currency', () => {
+    assert.equal(guess(payment).currency?.column, 'payment.currency');
+  });
+
+  it('leaves a price with no currency code beside it in its record as a field', () => {
+    const g = guess({ product: { id: 'p_1', price: 30 }, order: { currency: 'USD', status: 'paid' } });
+    assert.equal(g.value, undefined);
+    assert.equal(valueQuestion(g), undefined);
+  });
+
+  it('leaves a unit’s price as a field: it is not what the event is worth', () => {
+    const g = guess({ unit_price: 4.5, quantity: 3, currency: 'GBP', id: 'ord_1' });
+    assert.equal(g.value, undefined);
+  });
+
+  it('keeps a named amount as the value, the price beside it a field', () => {
+    const g = guess({ amount: 25, price: 30, currency: 'USD', id: 'pay_1' });
+    assert.equal(g.value?.column, 'amount');
+    assert.ok(!valueQuestion(g)?.options.some((o) => o.column === 'price'));
+  });
+
+  it('prefers the payload’s own price over a nested one, offering both', () => {
+    const g = guess({ price: 10, currency: 'USD', offer: { price: 8, currency: 'USD' } });
+    assert.equal(g.value?.column, 'price');
+    assert.deepEqual(
+      valueQuestion(g)?.options.map((o) => o.column),
+      ['price', 'offer.price'],
+    );
+  });
+});
