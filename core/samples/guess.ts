@@ -29,6 +29,7 @@ import { personRecordIdQuestion } from './person-record.ts';
 import { personalDetail } from './personal.ts';
 import { currencyBeside, priceBesideCurrency } from './price-value.ts';
 import { type Evidence, evidenceOf, type Question, questionsFor } from './questions.ts';
+import { recordIdQuestion } from './record-id.ts';
 import { requestReference, requestReferenceQuestion } from './request-ref.ts';
 import { rivalPartyQuestions } from './rival-parties.ts';
 import { directionOf, notARegion, objectTypes, type RoleReading, versionNamed } from './roles.ts';
@@ -466,6 +467,8 @@ export function guessChoices(
   if (deliveredQuestion) questions.push(deliveredQuestion);
   const referenceQuestion = requestReferenceQuestion(fields, rows, base);
   if (referenceQuestion) questions.push(referenceQuestion);
+  const recordIdAsk = recordIdQuestion(base, fields, rows);
+  if (recordIdAsk) questions.push(recordIdAsk);
   questions.push(...actorAsks);
   questions.push(
     ...thinEvidenceQuestions(asQuestions, new Set(questions.flatMap((q) => q.options.map((o) => o.column)))),

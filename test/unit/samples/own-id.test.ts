@@ -82,7 +82,12 @@ describe('creator: the event’s own id', () => {
       span_id: '00f067aa0ba902b7',
     };
     const g = guess({ ...ids, delivery_id: 'dlv_1', type: 'order.paid', data: { id: 'o1', status: 'paid' } });
-    assert.deepEqual(eventIds(g), []);
+    // Only the order's own id is offered (record-id.ts), asked: none of the others.
+    assert.deepEqual(eventIds(g), ['data.id']);
+    assert.deepEqual(
+      idQuestion(g)?.options.map((o) => o.column),
+      ['data.id'],
+    );
   });
 
   it('asks whether an event id is one delivery’s where the envelope names its subscription and no time', () => {

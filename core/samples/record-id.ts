@@ -1,0 +1,173 @@
+/**
+ * A record's own id as the event's (docs/creator-inference.md, "A record's own id"). Many
+ * payloads carry no id of their own at their top: the event is a record the body holds (a
+ * payment, a message, a booking, an e-mail sent), and that record's id (`payment.txn_id`,
+ * `payload.message_id`, `email.id`, `appointment.bookingId`) is what tells one event from
+ * another. Its name and place alone do not settle that it is the event's: taken as the event's
+ * id, a second webhook about the same record (a later change of it) folds into the first. So the
+ * page asks, never fills it silently: the id preselected where the event's type names its record,
+ * or where it is the only one and its record is the payload's wrapped object or a kind of record
+ * an event is about; otherwise each offered with no answer preselected.
+ *
+ * A record's own id is, in an object that names no party (not a customer's, a sender's, a
+ * company's: party.ts), nor who acted (an `actor`, a `sender`, an owner: two-evidence.ts), and
+ * sits at most three levels down: its plain `id` (`_id`, `uuid`), or
+ * where it has none an id named for the record itself (`message.message_id`) or for a kind of
+ * record an event is about (`txn_id`, `transactionId`, `bookingId`, `message_id`); in every row,
+ * no two alike, shaped as an id; never delivery metadata nor a caller's request reference.
+ * Pure.
+ */
+import { deliveryColumns, everyRowOwn, idShaped } from './delivery.ts';
+import { nameWords } from './names.ts';
+import { partyOf } from './party.ts';
+import type { Question } from './questions.ts';
+import { requestReference } from './request-ref.ts';
+import { WRAPPERS } from './roles.ts';
+import type { InferredField } from './sample.ts';
+import { actorAbove } from './two-evidence.ts';
+
+/** A column's guess as the guesses are being made (guess.ts's `ColumnGuess` before its confidence). */
+interface Guess {
+  readonly column: string;
+  readonly target: string;
+  readonly field?: string;
+  readonly why: string;
+}
+
+/** Kinds of record an event is about, as an id's name says them (`txn_id`, `bookingId`). */
+const RECORDS = new Set(
+  'transaction txn payment order message msg booking appointment reservation ticket invoice charge purchase sale subscription submission email mail'.split(
+    ' ',
+  ),
+);
+/** Objects that are who acted, not what the event is about (`actor`, `sender`, `changer`). */
+const ACTING = new Set(
+  'actor changer author sender from creator editor modifier initiator performer'.split(' '),
+);
+
+/** Names of the columns that name the event's type, whose values may name its record. */
+const TYPE_NAMES = new Set(['type', 'event', 'eventtype', 'eventname', 'topic', 'trigger', 'category']);
+
+const PLAIN_ID = /^_*(id|uuid)$/i;
+const leafOf = (column: string) => column.slice(column.lastIndexOf('.') + 1);
+const parentOf = (column: string) => column.slice(0, Math.max(0, column.lastIndexOf('.')));
+
+/** The record an object path names: its last segment that is no envelope (`data.message` → message), or ''. */
+function recordName(parent: string): string {
+  const named = parent.split('.').filter((s) => !WRAPPERS.has(nameWords(s).join('')));
+  return nameWords(named.at(-1) ?? '').join(' ');
+}
+
+/** An id named for a record: its words before `id` are the record's own name or a kind of record. */
+function namedForRecord(column: string): boolean {
+  const words = nameWords(leafOf(column));
+  if (words.length < 2 || !['id', 'uuid'].includes(words.at(-1) as string)) return false;
+  const head = words.slice(0, -1);
+  return (
+    head.join(' ') === recordName(parentOf(column)) || (head.length === 1 && RECORDS.has(head[0] as string))
+  );
+}
+
+/** The records' own ids (module comment), the shallowest first. */
+function recordIds(
+  fields: readonly InferredField[],
+  rows: readonly Record<string, unknown>[],
+  base: readonly Guess[],
+): string[] {
+  const skip = new Set(deliveryColumns(fields).map((d) => d.column));
+  const fits = fields.filter((f) => {
+    const depth = f.name.split('.').length;
+    const parent = parentOf(f.name);
+    return (
+      depth >= 2 &&
+      depth <= 4 &&
+      f.distinct > 0 &&
+      (f.type === 'string' || f.type === 'integer') &&
+      f.format !== 'email' &&
+      f.format !== 'url' &&
+      !skip.has(f.name) &&
+      requestReference(f.name) === undefined &&
+      partyOf(parent) === undefined &&
+      actorAbove(f.name) === undefined &&
+      !parent.split('.').some((p) => ACTING.has(nameWords(p).join(''))) &&
+      base.some((g) => g.column === f.name && g.target === 'event_data') &&
+      everyRowOwn(rows, f.name) &&
+      idShaped(rows, f.name) &&
+      (PLAIN_ID.test(leafOf(f.name)) || namedForRecord(f.name))
+    );
+  });
+  // Beside a record's plain id, an id named for another thing refers to that thing.
+  const own = fits.filter(
+    (f) =>
+      PLAIN_ID.test(leafOf(f.name)) ||
+      !fits.some((o) => o !== f && parentOf(o.name) === parentOf(f.name) && PLAIN_ID.test(leafOf(o.name))),
+  );
+  return own.map((f) => f.name).sort((a, b) => a.split('.').length - b.split('.').length);
+}
+
+/**
+ * Whether an id's record is, by its place or name, what an event is about: the payload's wrapped
+ * object (`data.id`, `payload.message_id`) or a kind of record an event is about (`payment`,
+ * `message`, `booking`); another object (a `plan`, a `product`, a `gender`) may be a thing the
+ * event mentions.
+ */
+function aboutIt(column: string): boolean {
+  const record = recordName(parentOf(column));
+  return record === '' || RECORDS.has(record.split(' ').at(-1) as string);
+}
+
+/** The record the event's type names (`message_sent`, `campaign.email.sent`), among the ids' records. */
+function namedByType(fields: readonly InferredField[], ids: readonly string[]): string | undefined {
+  const types = fields.filter((f) => !f.name.includes('.') && TYPE_NAMES.has(nameWords(f.name).join('')));
+  const words = new Set(
+    types.flatMap((t) => t.examples.flatMap((v) => (typeof v === 'string' ? nameWords(v) : []))),
+  );
+  const named = ids.filter((c) => {
+    const record = recordName(parentOf(c));
+    return record !== '' && record.split(' ').every((w) => words.has(w));
+  });
+  return named.length === 1 ? named[0] : undefined;
+}
+
+/**
+ * With no column taken as the event's id and no id at the payload's top, the question of which
+ * record's own id is the event's (module comment), undefined where there is none. The one
+ * preselected, when there is one, is rewritten in place as the event's id.
+ */
+export function recordIdQuestion(
+  base: Guess[],
+  fields: readonly InferredField[],
+  rows: readonly Record<string, unknown>[],
+): Question | undefined {
+  if (base.some((g) => g.target === 'event_id')) return undefined;
+  if (fields.some((f) => !f.name.includes('.') && f.distinct > 0 && PLAIN_ID.test(f.name))) return undefined;
+  const ids = recordIds(fields, rows, base);
+  if (ids.length === 0) return undefined;
+  const chosen =
+    namedByType(fields, ids) ?? (ids.length === 1 && aboutIt(ids[0] as string) ? ids[0] : undefined);
+  const folds =
+    'taken as the event’s id, a second webhook about the same record (a later change of it) is folded into the first';
+  const options = [...(chosen ? [chosen] : []), ...ids.filter((c) => c !== chosen)].slice(0, 4).map((c) => ({
+    column: c,
+    why: `the own id of ${parentOf(c)}, a record the payload holds`,
+  }));
+  if (chosen) {
+    const i = base.findIndex((g) => g.column === chosen);
+    base[i] = {
+      column: chosen,
+      target: 'event_id',
+      why: `the own id of ${parentOf(chosen)}, the record the event is about; the payload has no id at its top: asked above, preselected`,
+    };
+    return {
+      target: 'event_id',
+      ask: `Is ${chosen} the event's own id? The payload has no id at its top; ${chosen} is the id of the record it holds, ${parentOf(chosen)}: ${folds}.`,
+      options,
+    };
+  }
+  return {
+    target: 'event_id',
+    ask: `Which column is the event's own id? The payload has no id at its top; these are ids of records it holds, and nothing says which the event is about: ${folds}.`,
+    options,
+    noneGuessed: { why: 'nothing says which record, if any, the event is about' },
+  };
+}
