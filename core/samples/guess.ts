@@ -24,6 +24,7 @@ import { identityEvidence, leafSide, personObjectId } from './evidence.ts';
 import { fieldName, nameWords } from './names.ts';
 import { deliveredIdQuestion, ownIdQuestion } from './own-id.ts';
 import { partyRole, unclaimedDetailQuestions } from './party.ts';
+import { partyIdQuestion } from './party-id.ts';
 import { lonePersonIdQuestions } from './person-id-evidence.ts';
 import { personRecordIdQuestion } from './person-record.ts';
 import { personalDetail } from './personal.ts';
@@ -485,6 +486,8 @@ export function guessChoices(
   questions.push(
     ...rivalPartyQuestions(fields, base, new Set(questions.flatMap((q) => q.options.map((o) => o.column)))),
   );
+  const partyIdAsk = partyIdQuestion(base, fields, rows, questions);
+  if (partyIdAsk) questions.push(partyIdAsk);
   const rivals = amountRivals(fields, rows, base, suggestions);
   if (rivals) questions.push(rivals);
   transactionCountryQuestion(fields, base, questions);

@@ -1,0 +1,94 @@
+/**
+ * A person's id under a person's party (docs/creator-inference.md, "A person's id under their
+ * party"). Where no column is taken as the person's id, the id of a party that names the person
+ * an event is about (`contact_id`, `sender.user_id`, `data.conversation.requester.id`) is often
+ * there under a name the synonyms do not take. A party word is a name, not proof: a sender may be
+ * the business's agent, a contact a company. So the page asks, never fills it silently: the one
+ * such id preselected, several offered with no answer preselected. Pure.
+ */
+import { idShaped } from './delivery.ts';
+import { nameWords } from './names.ts';
+import { businessParty, PERSON_PARTY } from './party.ts';
+import type { Question } from './questions.ts';
+import { WRAPPERS } from './roles.ts';
+import type { InferredField } from './sample.ts';
+import { actorAbove } from './two-evidence.ts';
+
+/** A column's guess as the guesses are being made (guess.ts's `ColumnGuess` before its confidence). */
+interface Guess {
+  readonly column: string;
+  readonly target: string;
+  readonly field?: string;
+  readonly why: string;
+}
+
+/** Parties that name the person an event is about: party.ts's, and who asked, submitted or sent. */
+const PARTIES = new Set([...PERSON_PARTY, 'requester', 'submitter', 'sender', 'requestor']);
+const PERSON_ID = new Set(['user_id', 'user.external_id']);
+const ID = new Set(['id', 'uuid']);
+
+/** The party a column's id is the id of (`contact` for `contact_id`, `requester` for `requester.id`), or undefined. */
+function partyOfId(column: string): string | undefined {
+  const parts = column.split('.');
+  const words = nameWords(parts.at(-1) as string);
+  if (!ID.has(words.at(-1) as string)) return undefined;
+  // Named for the party: `contact_id`, `customerId`.
+  if (words.length === 2 && PARTIES.has(words[0] as string)) return words[0];
+  // The plain id, or the user's id, of the party's own object: `requester.id`, `sender.user_id`.
+  const plain = words.length === 1 || (words.length === 2 && words[0] === 'user');
+  const owner = parts
+    .slice(0, -1)
+    .filter((p) => !WRAPPERS.has(nameWords(p).join('')))
+    .at(-1);
+  const party = owner === undefined ? undefined : nameWords(owner).join('');
+  return plain && party !== undefined && PARTIES.has(party) ? party : undefined;
+}
+
+/**
+ * With no column taken or asked about as the person's id, the question of which party id is the
+ * person's (module comment), undefined where there is none. The one preselected, when there is
+ * one, is rewritten in place as the person's id.
+ */
+export function partyIdQuestion(
+  base: Guess[],
+  fields: readonly InferredField[],
+  rows: readonly Record<string, unknown>[],
+  questions: readonly Question[],
+): Question | undefined {
+  if (base.some((g) => PERSON_ID.has(g.target))) return undefined;
+  if (questions.some((q) => PERSON_ID.has(q.field ?? q.target))) return undefined;
+  const ids = fields.filter(
+    (f) =>
+      f.distinct > 0 &&
+      (f.type === 'string' || f.type === 'integer') &&
+      f.format !== 'email' &&
+      f.format !== 'url' &&
+      partyOfId(f.name) !== undefined &&
+      businessParty(f.name) === undefined &&
+      actorAbove(f.name) === undefined &&
+      base.some((g) => g.column === f.name && g.target === 'event_data') &&
+      rows.every((r) => r[f.name] !== undefined && r[f.name] !== null && r[f.name] !== '') &&
+      idShaped(rows, f.name),
+  );
+  if (ids.length === 0) return undefined;
+  const options = ids.slice(0, 3).map((f) => ({
+    column: f.name,
+    why: `the id of the ${partyOfId(f.name)}, a party that may be the person the event is about`,
+  }));
+  const ask = `Is ${ids.length === 1 ? ids[0]?.name : 'one of these'} the person's id? It names a ${[...new Set(ids.map((f) => partyOfId(f.name)))].join(' or ')}, which may be the person the event is about, or the business's side.`;
+  if (ids.length > 1)
+    return {
+      target: 'user_id',
+      ask,
+      options,
+      noneGuessed: { why: 'several parties’ ids, and nothing says which is the person' },
+    };
+  const only = ids[0] as InferredField;
+  const i = base.findIndex((g) => g.column === only.name);
+  base[i] = {
+    column: only.name,
+    target: 'user_id',
+    why: `the id of the ${partyOfId(only.name)}: the person's, by the party's name only; asked above, preselected`,
+  };
+  return { target: 'user_id', ask, options };
+}
