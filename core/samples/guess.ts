@@ -39,6 +39,7 @@ import { reportedSteps, stepTimeOf } from './step-time.ts';
 import { dataFieldName, type MappingSuggestion, type SuggestColumn, suggestMappings } from './suggest.ts';
 import { transactionCountryQuestion } from './transaction-country.ts';
 import { actorAbove, thinEvidenceQuestions } from './two-evidence.ts';
+import { unplacedEmailQuestion } from './unplaced-email.ts';
 
 export { eventNameGuess } from './event-name.ts';
 export type { Evidence, Question } from './questions.ts';
@@ -488,6 +489,8 @@ export function guessChoices(
   );
   const partyIdAsk = partyIdQuestion(base, fields, rows, questions);
   if (partyIdAsk) questions.push(partyIdAsk);
+  const emailAsk = unplacedEmailQuestion(base, fields, questions);
+  if (emailAsk) questions.push(emailAsk);
   const rivals = amountRivals(fields, rows, base, suggestions);
   if (rivals) questions.push(rivals);
   transactionCountryQuestion(fields, base, questions);

@@ -6,6 +6,7 @@
  * the business's agent, a contact a company. So the page asks, never fills it silently: the one
  * such id preselected, several offered with no answer preselected. Pure.
  */
+import { askColumns, type DraftGuess } from './ask-columns.ts';
 import { idShaped } from './delivery.ts';
 import { nameWords } from './names.ts';
 import { businessParty, PERSON_PARTY } from './party.ts';
@@ -13,14 +14,6 @@ import type { Question } from './questions.ts';
 import { WRAPPERS } from './roles.ts';
 import type { InferredField } from './sample.ts';
 import { actorAbove } from './two-evidence.ts';
-
-/** A column's guess as the guesses are being made (guess.ts's `ColumnGuess` before its confidence). */
-interface Guess {
-  readonly column: string;
-  readonly target: string;
-  readonly field?: string;
-  readonly why: string;
-}
 
 /** Parties that name the person an event is about: party.ts's, and who asked, submitted or sent. */
 const PARTIES = new Set([...PERSON_PARTY, 'requester', 'submitter', 'sender', 'requestor']);
@@ -50,7 +43,7 @@ function partyOfId(column: string): string | undefined {
  * one, is rewritten in place as the person's id.
  */
 export function partyIdQuestion(
-  base: Guess[],
+  base: DraftGuess[],
   fields: readonly InferredField[],
   rows: readonly Record<string, unknown>[],
   questions: readonly Question[],
@@ -75,20 +68,10 @@ export function partyIdQuestion(
     column: f.name,
     why: `the id of the ${partyOfId(f.name)}, a party that may be the person the event is about`,
   }));
-  const ask = `Is ${ids.length === 1 ? ids[0]?.name : 'one of these'} the person's id? It names a ${[...new Set(ids.map((f) => partyOfId(f.name)))].join(' or ')}, which may be the person the event is about, or the business's side.`;
-  if (ids.length > 1)
-    return {
-      target: 'user_id',
-      ask,
-      options,
-      noneGuessed: { why: 'several parties’ ids, and nothing says which is the person' },
-    };
-  const only = ids[0] as InferredField;
-  const i = base.findIndex((g) => g.column === only.name);
-  base[i] = {
-    column: only.name,
-    target: 'user_id',
-    why: `the id of the ${partyOfId(only.name)}: the person's, by the party's name only; asked above, preselected`,
-  };
-  return { target: 'user_id', ask, options };
+  const parties = [...new Set(ids.map((f) => partyOfId(f.name)))].join(' or ');
+  return askColumns(base, 'user_id', options, ids.length === 1, {
+    ask: `Is ${ids.length === 1 ? ids[0]?.name : 'one of these'} the person's id? It names a ${parties}, which may be the person the event is about, or the business's side.`,
+    taken: `the id of the ${parties}: the person's, by the party's name only; asked above, preselected`,
+    none: 'several parties’ ids, and nothing says which is the person',
+  });
 }
