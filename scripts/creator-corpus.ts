@@ -25,12 +25,12 @@ export const CORPUS = resolve(import.meta.dirname, '../test/fixtures/creator-cor
  * 07adfff1), `held-out-3` (21 vendors, from d03bfb75), `held-out-4` (20 vendors, from 358f7dd9),
  * `held-out-5` (20 vendors, from 0c487a8b), `held-out-6` (20 vendors, from d8593bba),
  * `held-out-7` (20 vendors, from 610deebd), `held-out-8` (20 vendors, from 0c11602c), each until
- * 2026-11-27, `held-out-9` (20 vendors, from 9bc0e2a9) and `held-out-10` (20 vendors, from
- * 30865670), each until 2026-11-28, were held out and are now part of `tuned`
- * (docs/creator-inference.md says what each measured then).
- * `held-out-11` (20 vendors, from 2bb2dce6) is held out now.
+ * 2026-11-27, `held-out-9` (20 vendors, from 9bc0e2a9), `held-out-10` (20 vendors, from
+ * 30865670) and `held-out-11` (20 vendors, from 2bb2dce6), each until 2026-11-28, were held out
+ * and are now part of `tuned` (docs/creator-inference.md says what each measured then).
+ * `held-out-12` (20 vendors, from 4eda7239) is held out now.
  */
-export const HELD_OUT: string | null = 'held-out-11';
+export const HELD_OUT: string | null = 'held-out-12';
 /**
  * Whether the held-out part is run: false from its commit until the inference changes made after
  * it are done (only its reading step runs meanwhile), then true, and it is measured as it is,

@@ -13,9 +13,9 @@ export const DELIVERABLE_DATA = 'docs/data/catalog-deliverable.json';
 /** Why a verified destination delivers none of the ordinary events, in the docs' words. */
 export const NOT_DELIVERED = {
   audience:
-    "an audience destination (Engage: its actions take only audience events, `context.personas`) that delivers nothing even given its members by an audience sync from the warehouse, with the audience Segment's tests name: Segment's own pipeline, or requests the action does not wait for (so nothing says the platform took them)",
+    "an audience destination (Engage: its actions take only audience events, `context.personas`) that delivers nothing even given its members by an audience sync from the warehouse, with the audience Segment's tests name and a stand-in for each audience setting it requires: Segment's own pipeline, or an audience setting only the user can choose whose stand-in names nothing the member carries (the identifier the platform keys its audience by)",
   'user-value':
-    'needs a value only the user knows: a required field with no default that the suggested mappings cannot fill (their account’s list, topic or conversion action, a sender, an endpoint), or a setting an audience destination requires of each audience connected to it, that Segment’s tests give no value for, named after each destination',
+    'needs a value only the user knows: a required field with no default that the suggested mappings cannot fill (their account’s list, topic or conversion action, a sender, an endpoint) that Segment’s tests give no value for, named after each destination',
   'needs-mapping':
     "every verified action needs a `when` that nothing suggests: it has no subscription of its own and its field defaults read neither the person's traits nor the event's properties",
   'not-taken':

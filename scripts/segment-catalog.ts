@@ -204,6 +204,9 @@ export function entryOf(slug: string, def: Record<string, unknown>): CatalogEntr
   const name = String(def['name'] ?? slug);
   const description = short(def['description']);
   const audiences = typeof def['audienceFields'] === 'object' && def['audienceFields'] !== null;
+  const audienceFields = Object.entries((def['audienceFields'] ?? {}) as Record<string, RawField>).map(
+    ([k, f]) => settingOf(k, f),
+  );
   return {
     slug,
     name,
@@ -214,6 +217,7 @@ export function entryOf(slug: string, def: Record<string, unknown>): CatalogEntr
     ...(rules.length > 0 ? { settingRules: rules } : {}),
     actions,
     ...(presets.length > 0 ? { presets } : {}),
+    ...(audienceFields.length > 0 ? { audienceFields } : {}),
     loads: true,
   };
 }

@@ -57,6 +57,7 @@ import {
   resourceSql,
 } from '../core/registry/resources.ts';
 import { fail, ok, refuse, type Step } from '../core/step.ts';
+import { catalogDestinationsOf } from '../core/syncs/audience-settings.ts';
 import type { FieldViolation } from '../core/validation.ts';
 import { definitionView, type ViewPlan } from '../core/warehouse/warehouse.ts';
 import type { Connection } from '../schemas/settings.ts';
@@ -198,7 +199,12 @@ async function apply(o: StudioOptions, req: http.IncomingMessage, author: string
     ]);
   const problems = applyViolations(b.documents, {
     connections: o.connections ?? [],
-    ...(o.settings ? { destinations: (o.settings.destinations ?? []).map((d) => d.id) } : {}),
+    ...(o.settings
+      ? {
+          destinations: (o.settings.destinations ?? []).map((d) => d.id),
+          catalogDestinations: catalogDestinationsOf(o.settings.destinations ?? []),
+        }
+      : {}),
   });
   if (problems.length === 0 && o.checkSql)
     problems.push(...(await o.checkSql(resourceSql(b.documents as ResourceDoc[]))));

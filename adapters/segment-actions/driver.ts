@@ -29,7 +29,13 @@ export function segmentActionDriver(send: typeof fetch, refreshTokens?: RefreshT
       const timeoutMs = ctx.destination.timeout_ms ?? DEFAULT_TIMEOUT_MS;
       const timed: typeof fetch = (input, init) =>
         send(input, { ...init, signal: AbortSignal.timeout(timeoutMs) });
-      const io = { fetch: timed, now: ctx.now, batches, ...(refreshTokens ? { refreshTokens } : {}) };
+      const io = {
+        fetch: timed,
+        now: ctx.now,
+        batches,
+        timeoutMs,
+        ...(refreshTokens ? { refreshTokens } : {}),
+      };
       return runSegmentAction(event, ctx.destination, ctx.secrets, io).then((r) => ({
         outcome:
           r.outcomes.length > 0 ? combineOutcomes(r.outcomes) : notTaken(ctx.destination.destination, event),

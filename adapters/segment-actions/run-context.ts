@@ -21,7 +21,15 @@ export interface ActionRequest {
   readonly retryAfter?: string;
 }
 
-/** The run in progress, for the fetch dispatcher. */
+/** A request an action's request client started: whether it ended, and how it failed if it did. */
+export interface StartedRequest {
+  readonly done: boolean;
+  /** What the request client threw (an HTTPError for a refusal, a timeout, a network failure). */
+  readonly failure?: unknown;
+  /** Settles (never rejects) once the request has ended. */
+  readonly ended: Promise<void>;
+}
+
 /** What a token endpoint's answer said besides the access token. */
 export interface TokenAnswer {
   expiresIn?: number;
@@ -35,6 +43,11 @@ export interface RunContext {
   readonly allowedHosts: readonly string[] | undefined;
   readonly requests: ActionRequest[];
   readonly bodies: string[];
+  /**
+   * Every request the action's request client started in this run, awaited or not (started.ts):
+   * the run waits for those still in flight once the action has finished.
+   */
+  readonly started: StartedRequest[];
   /** The last answer, as the ledger keeps it (answer.ts). */
   answer?: PlatformAnswer;
   /**

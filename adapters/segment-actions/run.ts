@@ -22,35 +22,31 @@ import { type PlatformAnswer, scrubText } from '../../core/platforms/platform-an
 import { catalogAnswer } from '../../core/platforms/segment-action/answer.ts';
 import {
   audienceOf,
-  type BatchableAction,
   type Batching,
   batchingOf,
   errorOfNode,
   type MultiStatusNode,
 } from '../../core/platforms/segment-action/batching.ts';
-import { environmentOf, environmentRoles } from '../../core/platforms/segment-action/environment.ts';
+import { environmentOf } from '../../core/platforms/segment-action/environment.ts';
 import { compileFql } from '../../core/platforms/segment-action/fql.ts';
-import { OAUTH_ROLES } from '../../core/platforms/segment-action/oauth.ts';
-import { createAccessTokens, type TokenEntry } from '../../core/platforms/segment-action/oauth-tokens.ts';
 import { NETWORK_ERROR_CODE, outcomeOfError } from '../../core/platforms/segment-action/outcome.ts';
 import {
   type ActionPreset,
   actionSteps,
   effectiveMapping,
-  type PresetField,
   presetOf,
 } from '../../core/platforms/segment-action/presets.ts';
-import {
-  type RefreshTokenVersions,
-  type RotationClock,
-  refreshUnderClaim,
-} from '../../core/platforms/segment-action/refresh-rotation.ts';
-import { ACCESS_TOKEN_ROLE } from '../../core/platforms/segment-action/roles.ts';
 import { NO_IP, segmentEventOf } from '../../core/platforms/segment-action/segment-event.ts';
 import type { Destination } from '../../schemas/settings.ts';
 import type { EgressInit } from '../egress.ts';
 import type { Batches } from './batches.ts';
+import type { CoreDestination, LoadedDefinition, RefreshTokenStore } from './core-api.ts';
 import { type ActionRequest, current, type RunContext, type TokenAnswer } from './run-context.ts';
+import { authOf, type OAuthSession, oauthSession } from './run-oauth.ts';
+
+export type { CoreDestination, LoadedDefinition, RefreshTokenStore } from './core-api.ts';
+
+import { performAnswered, trackRequestClients, wasLeftInFlight } from './started.ts';
 
 /** What the runtime is given besides the event and the destination: the network and the clock. */
 export interface RunIo {
@@ -68,13 +64,15 @@ export interface RunIo {
    * event is performed alone.
    */
   readonly batches?: Batches;
+  /**
+   * The delivery's time limit (`timeout_ms`): how long the run waits, once an action has finished,
+   * for the requests it started and did not wait for (started.ts). 10 s unless given.
+   */
+  readonly timeoutMs?: number;
 }
 
-/** Where refresh tokens survive the instance (forward-catalog's index.ts builds it). */
-export interface RefreshTokenStore {
-  versions(secret: string): RefreshTokenVersions;
-  readonly clock: RotationClock;
-}
+/** How long the requests an action left in flight are waited for unless the run says (as the driver's default). */
+const DEFAULT_BOUND_MS = 10_000;
 
 export interface RunResult {
   /** One per action that took the event (actions whose subscription does not match are left out). */
@@ -96,46 +94,13 @@ export interface RunResult {
   readonly tokens?: readonly string[];
 }
 
-/** What the runtime reads of a loaded destination definition (actions-core's DestinationDefinition). */
-interface LoadedDefinition {
-  readonly name: string;
-  readonly authentication?: { readonly scheme?: string; readonly refreshAccessToken?: unknown };
-  readonly actions: Readonly<
-    Record<
-      string,
-      BatchableAction & {
-        readonly defaultSubscription?: string;
-        readonly fields: Record<string, PresetField>;
-      }
-    >
-  >;
-  /** Segment's presets: an action, a subscription and a mapping each (presets.ts reads them). */
-  readonly presets?: readonly Readonly<Record<string, unknown>>[];
-}
-
-/** What the runtime calls of actions-core's `Destination` instance. */
-interface CoreDestination {
-  validateSettings(settings: Record<string, unknown>): void;
-  onSubscription(
-    subscription: { subscribe: string; partnerAction: string; mapping: Record<string, unknown> },
-    event: Record<string, unknown> | readonly Record<string, unknown>[],
-    settings: Record<string, unknown>,
-    auth: Record<string, unknown>,
-  ): Promise<readonly { readonly output?: unknown; readonly multistatus?: readonly MultiStatusNode[] }[]>;
-  /** actions-core's call of the definition's `refreshAccessToken` (undefined when it has none). */
-  refreshAccessToken(
-    settings: Record<string, unknown>,
-    oauth: OAuthCredentials,
-  ): Promise<{ readonly accessToken?: unknown; readonly refreshToken?: unknown } | undefined>;
-}
-
 const require = createRequire(import.meta.url);
 
 /** Folder names only: a slug never walks out of the destinations folder. */
 const SLUG = /^[a-z0-9][a-z0-9-]{0,127}$/;
 
 /** actions-core's CommonJS build, the one the destinations require (not its ESM build: another instance). */
-interface CoreModule {
+export interface CoreModule {
   readonly Destination: new (definition: LoadedDefinition) => CoreDestination;
   /** mapping-kit's resolution of a mapping against an event (a batch's keys). */
   readonly transform: (
@@ -168,11 +133,21 @@ interface Loaded {
 }
 const loaded = new Map<string, Loaded>();
 
-/** Loads actions-core once, and puts the dispatcher in place of its fetch. */
-function actionsCore(): CoreModule {
+/**
+ * actions-core as the runtime runs it, loaded once: the dispatcher in place of its fetch, and its
+ * actions' request clients tracked (started.ts). Exported for tests that run a definition of their own.
+ */
+export function loadActionsCore(): CoreModule {
   if (core) return core;
   const index = require.resolve('@segment/actions-core');
   const fetchModule = require(join(dirname(index), 'fetch.js')) as FetchModule;
+  trackRequestClients(
+    (
+      require(join(dirname(index), 'destination-kit', 'action.js')) as {
+        Action: Parameters<typeof trackRequestClients>[0];
+      }
+    ).Action,
+  );
   const original = fetchModule.default;
   fetchModule.default = (request) => {
     const run = current.getStore();
@@ -187,7 +162,7 @@ function destinationOf(slug: string): Loaded | undefined {
   const hit = loaded.get(slug);
   if (hit) return hit;
   if (!SLUG.test(slug)) return undefined;
-  const { Destination: CoreDestinationClass } = actionsCore();
+  const { Destination: CoreDestinationClass } = loadActionsCore();
   let definition: LoadedDefinition;
   try {
     const mod = require(`@segment/action-destinations/dist/destinations/${slug}`) as {
@@ -335,8 +310,10 @@ export async function runSegmentEvent(
     allowedHosts: destination.allowed_hosts,
     requests: [],
     bodies: [],
+    started: [],
     ...(Object.keys(env).length > 0 ? { env } : {}),
   };
+  const boundMs = io.timeoutMs ?? DEFAULT_BOUND_MS;
   const thrown: unknown[] = [];
   const tokens: string[] = [];
   const result = (outcomes: RunResult['outcomes']): RunResult => ({
@@ -393,19 +370,22 @@ export async function runSegmentEvent(
         return inBatch(
           io.batches,
           batching,
-          { slug: destination.id, core, subscription, ...withToken },
+          { slug: destination.id, core, subscription, boundMs, ...withToken },
           segmentEvent,
           run,
         );
-      return current.run(run, () =>
-        core.onSubscription(subscription, segmentEvent, withToken.settings, withToken.auth),
+      // Done when every request the action started is answered, awaited by it or not (started.ts).
+      return performAnswered(
+        run,
+        () => core.onSubscription(subscription, segmentEvent, withToken.settings, withToken.auth),
+        boundMs,
       );
     };
     let results: Awaited<ReturnType<typeof perform>>;
     try {
       results = await performOnce(perform, session);
     } catch (err) {
-      thrown.push(err);
+      if (!wasLeftInFlight(err)) thrown.push(err);
       const secretsNow = [...secretValues, ...tokens];
       outcomes.push({
         action: step.action,
@@ -442,6 +422,8 @@ interface BatchCall {
   readonly subscription: { subscribe: string; partnerAction: string; mapping: Record<string, unknown> };
   readonly settings: Record<string, unknown>;
   readonly auth: Record<string, unknown>;
+  /** How long the batch's requests left in flight are waited for (started.ts). */
+  readonly boundMs: number;
 }
 
 /** An event in a batch, and the run it belongs to (the batch's requests are its requests too). */
@@ -466,7 +448,7 @@ async function inBatch(
   const mapping = call.subscription.mapping;
   const shared =
     batching.keys.length > 0
-      ? actionsCore().transform(
+      ? loadActionsCore().transform(
           Object.fromEntries(
             batching.keys.filter((k) => Object.hasOwn(mapping, k)).map((k) => [k, mapping[k]]),
           ),
@@ -499,17 +481,21 @@ async function sendBatch(call: BatchCall, items: readonly BatchItem[]): Promise<
     allowedHosts: first.run.allowedHosts,
     requests: [],
     bodies: [],
+    started: [],
     ...(first.run.env ? { env: first.run.env } : {}),
   };
   let entries: readonly MultiStatusNode[] = [];
   try {
-    const results = await current.run(batchRun, () =>
-      call.core.onSubscription(
-        call.subscription,
-        items.map((i) => i.event),
-        call.settings,
-        call.auth,
-      ),
+    const results = await performAnswered(
+      batchRun,
+      () =>
+        call.core.onSubscription(
+          call.subscription,
+          items.map((i) => i.event),
+          call.settings,
+          call.auth,
+        ),
+      call.boundMs,
     );
     entries = results.find((r) => Array.isArray(r.multistatus))?.multistatus ?? [];
     return items.map((_, i) => entries[i] ?? NO_ENTRY);
@@ -614,187 +600,5 @@ export function tokenAnswerOf(status: number, text: string): TokenAnswer {
   return {
     ...(typeof n === 'number' && Number.isFinite(n) && n >= 0 ? { expiresIn: n } : {}),
     ...(status >= 200 && status < 300 && typeof r === 'string' && r !== '' ? { refreshToken: r } : {}),
-  };
-}
-
-/** What actions-core's refresh reads (its OAuth2ClientCredentials). */
-interface OAuthCredentials {
-  readonly accessToken: string;
-  readonly refreshToken: string;
-  readonly clientId: string;
-  readonly clientSecret: string;
-}
-
-/** An OAuth destination's credentials from its connection, and whether its definition can refresh. */
-interface OAuthSetup {
-  readonly credentials: { readonly accessToken?: string } & Omit<OAuthCredentials, 'accessToken'>;
-  readonly canRefresh: boolean;
-}
-
-/** Access tokens obtained by refreshes, per connection, for this instance (oauth-tokens.ts). */
-const ACCESS_TOKENS = createAccessTokens();
-
-interface OAuthSession {
-  readonly canRefresh: boolean;
-  /** The token to send: the cached one, the configured one, else a refresh's. */
-  token(): Promise<string>;
-  /** A new token after `stale` was refused. */
-  renew(stale: string | undefined): Promise<string>;
-  /** The settings and auth the actions get with a token. */
-  apply(token: string): { settings: Record<string, unknown>; auth: Record<string, unknown> };
-}
-
-function oauthSession(
-  oauth: OAuthSetup,
-  destination: Readonly<Destination>,
-  core: CoreDestination,
-  settings: Record<string, unknown>,
-  run: RunContext,
-  obtained: string[],
-  store: RefreshTokenStore | undefined,
-): OAuthSession {
-  const c = oauth.credentials;
-  // Per connection and per credential: a rotated secret (another refresh token, another client) starts afresh.
-  const key = createHash('sha256')
-    .update(`${destination.connection ?? destination.id}\0${c.clientId}\0${c.refreshToken}`)
-    .digest('base64url');
-  // The secret the connection's refresh token is kept in: there a rotated one survives the instance.
-  const secret = destination.secrets?.[OAUTH_ROLES.refresh_token];
-  const refresh = async (stale: string | undefined): Promise<TokenEntry> => {
-    const refreshing: TokenAnswer = {};
-    const call = async (refreshToken: string) => {
-      const answered = await current.run({ ...run, refreshing }, () =>
-        core.refreshAccessToken(settings, {
-          accessToken: stale ?? '',
-          refreshToken,
-          clientId: c.clientId,
-          clientSecret: c.clientSecret,
-        }),
-      );
-      // The definition's word, else the endpoint's answer: many definitions drop a rotated token.
-      const rotated =
-        typeof answered?.refreshToken === 'string' && answered.refreshToken !== ''
-          ? answered.refreshToken
-          : refreshing.refreshToken;
-      if (rotated) obtained.push(rotated);
-      return { accessToken: answered?.accessToken, ...(rotated ? { refreshToken: rotated } : {}) };
-    };
-    const answered =
-      store && secret
-        ? await refreshUnderClaim(secret, store.versions(secret), call, store.clock)
-        : await call(ACCESS_TOKENS.refreshToken(key) ?? c.refreshToken);
-    const accessToken = answered.accessToken;
-    if (typeof accessToken !== 'string' || accessToken === '')
-      throw Object.assign(new Error('the token endpoint answered no access token'), {
-        name: 'InvalidAuthenticationError',
-        code: 'OAUTH_REFRESH_FAILED',
-      });
-    const rotated = answered.refreshToken ?? ACCESS_TOKENS.refreshToken(key);
-    return {
-      accessToken,
-      ...(refreshing.expiresIn !== undefined ? { expiresAt: Date.now() + refreshing.expiresIn * 1000 } : {}),
-      ...(rotated ? { refreshToken: rotated } : {}),
-    };
-  };
-  // The token this delivery sends: once obtained, every action of the event sends it until refused.
-  let held: string | undefined;
-  const renew = (stale: string | undefined) =>
-    ACCESS_TOKENS.renew(key, stale, () => refresh(stale)).then((e) => {
-      held = e.accessToken;
-      obtained.push(held);
-      return held;
-    });
-  return {
-    canRefresh: oauth.canRefresh,
-    token() {
-      const at = held ?? ACCESS_TOKENS.current(key)?.accessToken ?? c.accessToken;
-      if (at !== undefined || !oauth.canRefresh) return Promise.resolve(at ?? '');
-      return renew(undefined);
-    },
-    renew,
-    apply: (token) => ({
-      settings: {
-        ...settings,
-        oauth: {
-          access_token: token,
-          refresh_token: c.refreshToken,
-          clientId: c.clientId,
-          clientSecret: c.clientSecret,
-        },
-      },
-      auth: {
-        accessToken: token,
-        refreshToken: c.refreshToken,
-        clientId: c.clientId,
-        clientSecret: c.clientSecret,
-      },
-    }),
-  };
-}
-
-type AuthResult =
-  | {
-      ok: true;
-      settings: Record<string, unknown>;
-      auth: Record<string, unknown>;
-      /** An OAuth destination with an `oauth2` connection: its credentials. */
-      oauth?: OAuthSetup;
-    }
-  | { ok: false; reason: string };
-
-/**
- * The settings the actions see (the destination's config and secrets by their settings keys) and
- * their auth. An OAuth destination takes its credentials from its `oauth2` connection (the roles
- * of OAUTH_ROLES, oauth.ts): its token is refreshed with the definition's `refreshAccessToken`;
- * or, for the three whose tokens do not expire, an access token under the `access_token` role,
- * used as it is.
- */
-function authOf(
-  definition: LoadedDefinition,
-  slug: string,
-  config: Readonly<Record<string, unknown>>,
-  secrets: Readonly<Record<string, string>>,
-): AuthResult {
-  const scheme = definition.authentication?.scheme;
-  const oauth = scheme === 'oauth2' || scheme === 'oauth-managed';
-  const {
-    [ACCESS_TOKEN_ROLE]: token,
-    [OAUTH_ROLES.access_token]: connectionToken,
-    [OAUTH_ROLES.refresh_token]: refreshToken,
-    [OAUTH_ROLES.client_id]: clientId,
-    [OAUTH_ROLES.client_secret]: clientSecret,
-    ...rest
-  } = secrets;
-  // What Segment reads from its environment is not a setting of the destination's (environment.ts).
-  const own: Record<string, string> = { ...rest };
-  for (const { role } of environmentRoles(slug)) delete own[role];
-  const settings = { ...config, ...own };
-  if (!oauth)
-    return { ok: true, settings: token ? { ...settings, [ACCESS_TOKEN_ROLE]: token } : settings, auth: {} };
-  const canRefresh = typeof definition.authentication?.refreshAccessToken === 'function';
-  if (refreshToken !== undefined || connectionToken !== undefined || clientId !== undefined)
-    return {
-      ok: true,
-      settings,
-      auth: {},
-      oauth: {
-        credentials: {
-          ...(connectionToken !== undefined ? { accessToken: connectionToken } : {}),
-          refreshToken: refreshToken ?? '',
-          clientId: clientId ?? '',
-          clientSecret: clientSecret ?? '',
-        },
-        canRefresh,
-      },
-    };
-  if (!token)
-    return {
-      ok: false,
-      reason: `${slug} authenticates with OAuth (${scheme}): name an oauth2 connection holding its client and refresh token under the destination's connection (eventbus connect ${slug})`,
-    };
-  return {
-    ok: true,
-    settings: { ...settings, oauth: { access_token: token } },
-    auth: { accessToken: token },
   };
 }

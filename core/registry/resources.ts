@@ -11,6 +11,7 @@ import { checkMappings } from '../platforms/mapping-check.ts';
 import { MAPPED_TYPES, type MappedType } from '../platforms/mappings.ts';
 import { reservedNameProblem } from '../references/reserved-names.ts';
 import { ruleViolations } from '../rules/rules.ts';
+import { audienceSettingViolations } from '../syncs/audience-settings.ts';
 import { modelSelect, syncViolations } from '../syncs/syncs.ts';
 import { translatorViolations } from '../translate/spec.ts';
 import { compileValidator, type FieldViolation } from '../validation.ts';
@@ -25,6 +26,11 @@ export interface ResourceContext {
   readonly connections?: readonly Connection[];
   /** The ids of the settings' destinations (an alert's failure rate names one); unchecked without them. */
   readonly destinations?: readonly string[];
+  /**
+   * The settings' `segment_action` destinations, id → Segment folder: an audience sync's `settings`
+   * must give what each connected one asks of an audience (audience-settings.ts); unchecked without.
+   */
+  readonly catalogDestinations?: Readonly<Record<string, string>>;
 }
 
 export function resourceViolations(
@@ -59,7 +65,10 @@ export function resourceViolations(
       ...definitionMappingViolations(d.name, d.spec, `${prefix}.spec.mappings`),
     ];
   if (d.kind === 'Rule') return ruleViolations(d.spec, `${prefix}.spec`, context.connections);
-  if (d.kind === 'Sync') return syncViolations(d.spec, `${prefix}.spec`, context.connections);
+  if (d.kind === 'Sync') {
+    const problems = syncViolations(d.spec, `${prefix}.spec`, context.connections);
+    return [...problems, ...audienceSettingViolations(d.spec, `${prefix}.spec`, context.catalogDestinations)];
+  }
   if (d.kind === 'Translator') return translatorViolations(d.spec, `${prefix}.spec`);
   if (d.kind === 'Alert')
     return alertViolations(d.spec, `${prefix}.spec`, context.connections, context.destinations);

@@ -28,7 +28,7 @@ import type { InferredField } from './sample.ts';
 import { dataFieldName } from './suggest.ts';
 
 /** A column's guess as the guesses are being made (guess.ts's `ColumnGuess` before its confidence). */
-interface Guess {
+export interface Guess {
   readonly column: string;
   readonly target: string;
   readonly field?: string;

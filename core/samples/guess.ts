@@ -25,6 +25,7 @@ import { fieldName, nameWords } from './names.ts';
 import { deliveredIdQuestion, ownIdQuestion } from './own-id.ts';
 import { partyRole, unclaimedDetailQuestions } from './party.ts';
 import { lonePersonIdQuestions } from './person-id-evidence.ts';
+import { personRecordIdQuestion } from './person-record.ts';
 import { personalDetail } from './personal.ts';
 import { type Evidence, evidenceOf, type Question, questionsFor } from './questions.ts';
 import { requestReference, requestReferenceQuestion } from './request-ref.ts';
@@ -33,6 +34,7 @@ import { directionOf, notARegion, objectTypes, type RoleReading, versionNamed } 
 import type { InferredField } from './sample.ts';
 import { reportedSteps, stepTimeOf } from './step-time.ts';
 import { dataFieldName, type MappingSuggestion, type SuggestColumn, suggestMappings } from './suggest.ts';
+import { transactionCountryQuestion } from './transaction-country.ts';
 import { actorAbove, thinEvidenceQuestions } from './two-evidence.ts';
 
 export { eventNameGuess } from './event-name.ts';
@@ -445,6 +447,7 @@ export function guessChoices(
   const direction = directionOf(fields);
   const roles = fields.map((f) => partyRole(f.name, typeOf, direction));
   personIdFromObject(fields, base, typeOf);
+  const recordQuestion = personRecordIdQuestion(fields, rows, base);
   const alone = fields.map((f) => suggestMappings([asColumn(f)])[0]?.target ?? 'event_data');
   const asQuestions = base.map((g, i) => ({
     field: fields[i] as InferredField,
@@ -455,6 +458,7 @@ export function guessChoices(
   }));
   const questions = questionsFor(asQuestions);
   if (idQuestion) questions.push(idQuestion);
+  if (recordQuestion) questions.push(recordQuestion);
   const batchQuestion = idQuestion ? undefined : batchIdQuestion(fields, base);
   if (batchQuestion) questions.push(batchQuestion);
   const deliveredQuestion = idQuestion || batchQuestion ? undefined : deliveredIdQuestion(fields, base);
@@ -479,6 +483,7 @@ export function guessChoices(
   );
   const rivals = amountRivals(fields, rows, base, suggestions);
   if (rivals) questions.push(rivals);
+  transactionCountryQuestion(fields, base, questions);
   const asked = new Set(questions.flatMap((q) => q.options.map((o) => o.column)));
   const columns = base.map((g, i): ColumnGuess => {
     const f = fields[i] as InferredField;

@@ -34,7 +34,6 @@ import {
   audienceCall,
   audienceOf,
   audienceOnly,
-  audienceQuestions,
   audienceSync,
   batchedKinds,
   memberEvent,
@@ -145,7 +144,6 @@ describe('segment_action: every verified destination delivers the ordinary event
             event: ordinaryEvent(kind, `d-${v.slug}-${kind.kind}`, NOW),
           }));
       if (call !== undefined) Object.assign(verdict, { audience: call });
-      if (audienceOnly(v)) verdict.questions.push(...audienceQuestions(v.slug, supplied));
       for (const kind of kinds) {
         const event = kind.event;
         // As `store` judges it: an event no action takes is skipped, never published.

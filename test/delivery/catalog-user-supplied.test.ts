@@ -4,6 +4,8 @@
  * from Segment's own test input in the committed conformance data, none written per destination.
  */
 import assert from 'node:assert/strict';
+import { applyViolations } from '../../core/registry/resources.ts';
+import { audienceOf, audienceSync } from '../support/catalog-deliverable.ts';
 import {
   platformAnswerAt,
   recordedAnswer,
@@ -15,6 +17,38 @@ import {
 } from '../support/user-supplied.ts';
 
 describe('deliverable run: values the user supplies, from Segment’s test input', () => {
+  it('gives each audience setting a destination requires a stand-in shaped as its schema asks, as apply asks', () => {
+    // Dynamic Yield asks each audience's name and identifier type; Segment's tests give neither.
+    const dy = audienceOf('dynamic-yield-audiences', false, 'identify');
+    assert.deepEqual(dy.settings, {
+      audience_name: 'standin-audience_name',
+      identifier_type: 'standin-identifier_type',
+    });
+    // A choice takes its first value (DV360's audience type); a setting it does not require is left out.
+    assert.equal(
+      audienceOf('first-party-dv360', false, 'track').settings?.['audienceType'],
+      'CUSTOMER_MATCH_CONTACT_INFO',
+    );
+    assert.equal(audienceOf('first-party-dv360', false, 'track').settings?.['description'], undefined);
+    // A destination whose audiences need no settings gets none.
+    assert.equal(audienceOf('braze-cohorts', false, 'track').settings, undefined);
+    // The sync so set up is one apply takes.
+    const sync = audienceSync('dynamic-yield-audiences', dy);
+    const doc = { kind: 'Sync', name: sync.name, spec: sync.spec };
+    const context = {
+      connections: [],
+      catalogDestinations: { 'd-dynamic-yield-audiences': 'dynamic-yield-audiences' },
+    };
+    assert.deepEqual(applyViolations([doc], context), []);
+    assert.equal(
+      applyViolations(
+        [{ ...doc, spec: { ...sync.spec, destination: { audience: { ...dy, settings: {} } } } }],
+        context,
+      ).length,
+      2,
+    );
+  });
+
   it('types a field’s value itself: a directive of the test is resolved against the test’s own event', () => {
     // Twilio's test maps `To` to `{"@path": "$.properties.To"}`: the user types the number.
     const to = typedField('twilio', 'sendSMS', 'To');

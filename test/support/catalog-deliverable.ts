@@ -51,12 +51,12 @@ interface Entry {
   readonly authFields?: readonly CatalogSetting[];
   /** One of each rule's settings must be given (GA4: a Measurement ID or a Firebase App ID). */
   readonly settingRules?: readonly { readonly anyOf: readonly string[] }[];
+  /** The settings each audience connected to it must give (Segment's `audienceFields`). */
+  readonly audienceFields?: readonly CatalogSetting[];
 }
 /** What is read of a Segment destination's definition (its module in @segment/action-destinations). */
 interface Definition {
   readonly authentication?: { readonly fields?: Record<string, { readonly format?: string }> };
-  /** The settings of each audience connected to it (Segment's app asks them when it is connected). */
-  readonly audienceFields?: Record<string, { readonly required?: boolean }>;
   readonly actions: Record<
     string,
     {
@@ -477,29 +477,24 @@ export const memberRow = (user: string, email: string): Record<string, unknown> 
 /**
  * The sync's audience, connected to the destination: the user's own key and a stand-in for the
  * audience's id at the platform (as for a required setting), or (`supplied`) the audience the
- * destination's tests name.
+ * destination's tests name; and each audience setting the destination requires (its
+ * `audienceFields`: Dynamic Yield's `audience_name`) that those leave out, a stand-in shaped as
+ * its schema asks, by the rule for required settings (standInValue), as applying the sync asks.
  */
 export function audienceOf(slug: string, supplied: boolean, call: 'identify' | 'track'): AudienceDestination {
   const typed = supplied ? typedAudience(slug) : {};
+  const given: Record<string, unknown> = { ...(typed.settings ?? {}) };
+  for (const f of CATALOG.get(slug)?.audienceFields ?? [])
+    if (f.required && [undefined, null, ''].includes(given[f.key] as never))
+      given[f.key] = standInValue(f, undefined);
   return {
     key: 'vip_customers',
     external_audience_id: '1234567890',
     ...typed,
+    ...(Object.keys(given).length > 0 ? { settings: given } : {}),
     call,
     destinations: [`d-${slug}`],
   };
-}
-
-/**
- * The audience settings the destination requires (its `audienceFields`: Dynamic Yield's
- * `audience_name`, `identifier_type`) that the user's audience (audienceOf) does not give: values
- * only the user knows, set on the sync's audience (`settings`).
- */
-export function audienceQuestions(slug: string, supplied: boolean): string[] {
-  const given = audienceOf(slug, supplied, 'identify').settings ?? {};
-  return Object.entries(definitionOf(slug).audienceFields ?? {})
-    .filter(([key, f]) => f.required === true && [undefined, null, ''].includes(given[key] as never))
-    .map(([key]) => key);
 }
 
 /** The audience sync of a destination, over `model`. */

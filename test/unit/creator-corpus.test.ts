@@ -1,5 +1,5 @@
 /**
- * The creator measured on its labelled corpus (issue #94, test/fixtures/creator-corpus/): 241
+ * The creator measured on its labelled corpus (issue #94, test/fixtures/creator-corpus/): 261
  * vendors' samples read, inferred and guessed as the studio's page does, each guess judged
  * against the sample's truth file (scripts/creator-corpus.ts). No identity or money field, nor
  * event id (a wrong one folds two events into one), is filled without asking against its truth
@@ -52,10 +52,11 @@ import { fill } from '../../scripts/docs-markers.ts';
  * ec5553d8…), the sixth (d8593bba, pinned by 00c635f5…), the seventh (610deebd, pinned by
  * 91ebb7b7…, measured once: 2 wrong) and the eighth (0c11602c, pinned by 10506728…, measured once:
  * 2 wrong) were retired into the tuned part on 2026-11-27, once their errors were known; the ninth
- * (9bc0e2a9, pinned by d45323ea…, measured once: 2 wrong) and the tenth (30865670, pinned by
- * f77c6971…, measured once: 1 wrong) on 2026-11-28.
+ * (9bc0e2a9, pinned by d45323ea…, measured once: 2 wrong), the tenth (30865670, pinned by
+ * f77c6971…, measured once: 1 wrong) and the eleventh (2bb2dce6, pinned by 4e4ff83d…, measured
+ * once: 2 wrong) on 2026-11-28.
  */
-const HELD_OUT_SHA256: string | null = '4e4ff83d4a16c4fd4fab7ba7f8ab7b05cfe8fc983981a2ae2437bc60362b605d';
+const HELD_OUT_SHA256: string | null = '89eed12b02f69a4058ef01cc7c71009eaffd4d7f34c39ab4431df71f4a63bdf1';
 
 /**
  * Wrong identity, money, personal fields or event ids filled without asking in the held-out part,
@@ -63,7 +64,7 @@ const HELD_OUT_SHA256: string | null = '4e4ff83d4a16c4fd4fab7ba7f8ab7b05cfe8fc98
  * then. Never fixed by tuning on it (that would make it one more tuned part); pinned so that a
  * change either way is seen, and the documented figure stays true.
  */
-const HELD_OUT_SILENT_WRONG: number | null = 2;
+const HELD_OUT_SILENT_WRONG: number | null = 0;
 
 /** Skips a held-out test with its reason in the title, so the run says why: never the tuned part's. */
 function skipFor(test: Mocha.Context, reason: string): never {

@@ -118,6 +118,11 @@ export interface CatalogEntry {
    * `anyOf` must be given (GA4: a Measurement ID or a Firebase App ID), with Segment's message.
    */
   readonly settingRules?: readonly CatalogSettingRule[];
+  /**
+   * The settings of each audience connected to it (Segment's `audienceFields`, which Segment's app
+   * asks when an audience is connected: Dynamic Yield's `audience_name`): an audience sync's `settings`.
+   */
+  readonly audienceFields?: readonly CatalogSetting[];
   readonly loads: true;
 }
 
