@@ -6,20 +6,11 @@
  */
 import assert from 'node:assert/strict';
 import { MAX_GLUED, splitGlued } from '../../../core/samples/names.ts';
-import { detailWords, personalDetail } from '../../../core/samples/personal.ts';
+import { detailWords } from '../../../core/samples/personal.ts';
 import type { RoleReading } from '../../../core/samples/roles.ts';
-import type { InferredField } from '../../../core/samples/sample.ts';
-import { field, inPerson, other, top } from './rule-fields.ts';
+import { inPerson, other, personal, top } from './rule-fields.ts';
 
 const business: RoleReading = { role: 'business', why: 'inside merchant' };
-
-/** Whether a column of this name and these values is personal data, read in this role. */
-const personal = (
-  name: string,
-  r: RoleReading = other,
-  examples: unknown[] = ['x'],
-  extra: Partial<InferredField> = {},
-) => personalDetail(field(name, examples, extra), r);
 
 describe('creator: personal data wherever it sits, rule by rule', () => {
   it('takes each word of a person’s detail as the leaf, its last word or its last two', () => {

@@ -2,6 +2,7 @@
  * What the rule-by-rule tests of core/samples/evidence.ts and personal.ts read a column with: a
  * text column of given values, and the roles a column can be read in.
  */
+import { personalDetail } from '../../../core/samples/personal.ts';
 import type { RoleReading } from '../../../core/samples/roles.ts';
 import type { InferredField } from '../../../core/samples/sample.ts';
 
@@ -19,3 +20,11 @@ export const top: RoleReading = { role: 'person', why: '' };
 export const inPerson: RoleReading = { role: 'person', why: "inside customer: the person's" };
 /** A column inside another thing's object. */
 export const other: RoleReading = { role: 'other', why: "inside repository, not a person's object" };
+
+/** Whether a column of this name and these values is personal data, read in this role (personal.ts). */
+export const personal = (
+  name: string,
+  r: RoleReading = other,
+  examples: unknown[] = ['x'],
+  extra: Partial<InferredField> = {},
+) => personalDetail(field(name, examples, extra), r);
