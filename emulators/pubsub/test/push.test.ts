@@ -170,16 +170,25 @@ describe('pubsub emulator push', () => {
     const held: ServerResponse[] = [];
     let inFlight = 0;
     let attempts = 0;
+    let acked = 0;
     const ep = await endpoint((_body, res) => {
       attempts++;
       inFlight++;
       res.on('finish', () => inFlight--);
       if (mode === 'hold') held.push(res);
-      else res.writeHead(mode === 'ack' ? 204 : 503).end();
+      else {
+        if (mode === 'ack') acked++;
+        res.writeHead(mode === 'ack' ? 204 : 503).end();
+      }
     });
     const release = (status: number) => {
-      for (const res of held.splice(0)) res.writeHead(status).end();
+      for (const res of held.splice(0)) {
+        if (status === 204) acked++;
+        res.writeHead(status).end();
+      }
     };
+    // Bounded waits, generous for a loaded machine: each step waits on a count, never a time.
+    const waitFor = (check: () => boolean) => until(check, 30_000);
     const settle = () => new Promise((r) => setTimeout(r, 300));
     try {
       const [topic] = await run.client.createTopic('window-t');
@@ -192,21 +201,22 @@ describe('pubsub emulator push', () => {
         Promise.all(
           Array.from({ length: n }, (_, i) => topic.publishMessage({ data: Buffer.from(`${tag}${i}`) })),
         );
-      // Every push refused: the window halves per failure down to one push at a time, and the
-      // messages it holds back are not attempts.
+      // Every push refused: the window (1,000 at the start) halves per failure, so ten failures
+      // close it to one push at a time; 80 attempts are well past that, and the messages it
+      // holds back are not attempts.
       await publish(40, 'a');
-      await until(() => attempts >= 200);
+      await waitFor(() => attempts >= 80);
       mode = 'hold';
-      await until(() => held.length === 1);
+      await waitFor(() => held.length === 1);
       await settle();
       assert.equal(inFlight, 1);
       // Each ack opens it by one: acked as they come, the rest go out, and the window grows.
       mode = 'ack';
       release(204);
-      await until(() => inFlight === 0 && attempts >= 240);
+      await waitFor(() => inFlight === 0 && acked >= 40);
       mode = 'hold';
       await publish(40, 'b');
-      await until(() => held.length >= 20);
+      await waitFor(() => held.length >= 20);
       await settle();
       assert.ok(inFlight > 20, `window after 40 acks: ${inFlight}`);
       release(204);
