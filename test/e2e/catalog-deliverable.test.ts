@@ -224,7 +224,7 @@ describe('end to end: every deliverable catalogue destination through the gatewa
   async function membersShort(
     which: readonly (typeof audiences)[number][],
     exits: number,
-  ): Promise<{ slug: string; got: string }[]> {
+  ): Promise<{ slug: string; got: string; ledger?: string[] }[]> {
     const sql = `SELECT d.destination, e.event_name, COUNT(DISTINCT d.event_id) AS n FROM \`local-project.events.deliveries\` d JOIN \`local-project.events.events\` e ON e.event_id = d.event_id WHERE d.status = 'delivered' AND STARTS_WITH(e.user_id, '${run}-member-') GROUP BY d.destination, e.event_name`;
     const shortOf = (counts: Map<string, number>) =>
       which.flatMap((d) => {
@@ -242,14 +242,29 @@ describe('end to end: every deliverable catalogue destination through the gatewa
               },
             ];
       });
-    return polled<{ destination: string; event_name: string; n: number }, { slug: string; got: string }[]>(
-      'the members’ events delivered to every audience destination',
-      sql,
-      (rows) => {
-        const short = shortOf(new Map(rows.map((r) => [`${r.destination} ${r.event_name}`, Number(r.n)])));
-        return { value: short, done: short.length === 0 };
-      },
+    const short = await polled<
+      { destination: string; event_name: string; n: number },
+      { slug: string; got: string }[]
+    >('the members’ events delivered to every audience destination', sql, (rows) => {
+      const short = shortOf(new Map(rows.map((r) => [`${r.destination} ${r.event_name}`, Number(r.n)])));
+      return { value: short, done: short.length === 0 };
+    });
+    return Promise.all(short.map(async (s) => ({ ...s, ledger: await ledgerOf(s.slug) })));
+  }
+
+  /**
+   * What the ledger says of a destination's member events, when some were not delivered: each
+   * status and reason with its count, so a failure names its cause rather than only a shortfall.
+   */
+  async function ledgerOf(slug: string): Promise<string[]> {
+    const sql = `SELECT e.event_name, d.status, d.attempt, d.http_status, SUBSTR(COALESCE(d.reason, ''), 1, 200) AS reason, COUNT(*) AS n FROM \`local-project.events.deliveries\` d JOIN \`local-project.events.events\` e ON e.event_id = d.event_id WHERE d.destination = '${idOf(slug)}' AND STARTS_WITH(e.user_id, '${run}-member-') GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3`;
+    const [rows] = await bigquery.query({ query: sql });
+    const lines = (rows as Record<string, unknown>[]).map(
+      (r) =>
+        `${r['event_name']} ${r['status']} attempt ${r['attempt']} http ${r['http_status']} ×${r['n']}: ${r['reason']}`,
     );
+    const captured = stand.captured.slice(audienceFrom).filter((c) => c.path.startsWith(`/standin/${slug}/`));
+    return [...lines, `${captured.length} requests captured since the audience syncs began`];
   }
   let started = 0;
   let deliveredAfterMs = 0;
