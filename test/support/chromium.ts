@@ -114,7 +114,16 @@ export async function packagedChromium(): Promise<ChromiumBinary> {
   return {
     kind: 'packaged',
     path: join(home, 'chromium'),
-    env: { LD_LIBRARY_PATH: libs, FONTCONFIG_FILE: join(home, 'fonts.conf') },
+    // Its locale follows LANG, unlike Debian's (en-US whatever LANG says): under LANG=C its
+    // navigator.language is `und`, unset `en-US@posix`, and pages that format with Intl or a
+    // chart library that reads the language break. The tests' browser speaks en-US on both.
+    env: {
+      LD_LIBRARY_PATH: libs,
+      FONTCONFIG_FILE: join(home, 'fonts.conf'),
+      LANG: 'en_US.UTF-8',
+      LANGUAGE: 'en_US',
+      LC_ALL: 'en_US.UTF-8',
+    },
   };
 }
 

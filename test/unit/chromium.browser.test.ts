@@ -56,6 +56,32 @@ describe('the browser tests: a Chromium on every machine', function () {
     }
   });
 
+  it('speaks en-US as Debian’s does, whatever LANG the tests run under', async () => {
+    // The packaged Chromium takes its locale from LANG: `und` under LANG=C, `en-US@posix` unset.
+    for (const lang of ['C', undefined]) {
+      const before = process.env.LANG;
+      if (lang === undefined) delete process.env.LANG;
+      else process.env.LANG = lang;
+      try {
+        const browser = await withChoice('packaged', () => launchChromium());
+        try {
+          const page = await browser.newPage();
+          const seen = await page.evaluate(() => ({
+            language: navigator.language,
+            intl: new Intl.DateTimeFormat().resolvedOptions().locale,
+            number: new Intl.NumberFormat(navigator.language).format(1234.5),
+          }));
+          assert.deepEqual(seen, { language: 'en-US', intl: 'en-US', number: '1,234.5' }, `LANG=${lang}`);
+        } finally {
+          await browser.close();
+        }
+      } finally {
+        if (before === undefined) delete process.env.LANG;
+        else process.env.LANG = before;
+      }
+    }
+  });
+
   it('refuses a choice of browser it does not know, naming the ones it does', async () => {
     await assert.rejects(
       withChoice('firefox', () => launchChromium()),
