@@ -98,6 +98,28 @@ export function leafSide(column: string): { side: 'person' | 'business'; word: s
 const ID_LEAF = new Set(['id', 'uuid', 'guid', 'key', 'code', 'number', 'no']);
 
 /**
+ * Head nouns of a collection or a class the person is put in, or a thing sent to them: a list, an
+ * audience, a segment, a group, a form, a campaign, a plan (`customerList`, `customer_group_id`,
+ * `subscriber_segment`). The id of one names that thing, shared by everyone in it, not the person.
+ */
+const COLLECTION = new Set(
+  'list audience segment group cohort tag label form newsletter campaign category type tier plan'.split(' '),
+);
+
+/**
+ * The collection a column's id names (module comment), by the leaf's head noun: its last word
+ * that is no id word (`customerList` → list, `contact_list_id` → list), in the singular; undefined
+ * when the head is anything else (`list_customer_id` is a customer's, `group_member_id` a member's).
+ */
+export function collectionNamed(column: string): string | undefined {
+  const words = leafWords(column);
+  while (words.length > 1 && ID_LEAF.has(words.at(-1) as string)) words.pop();
+  const head = words.at(-1) ?? '';
+  const singular = head.endsWith('ies') ? `${head.slice(0, -3)}y` : head.replace(/s$/, '');
+  return COLLECTION.has(head) ? head : COLLECTION.has(singular) ? singular : undefined;
+}
+
+/**
  * The id of the person's own object (`customer.id`, `sender.contact.id`), when no column names the
  * person's id: the shallowest `id` or `uuid` leaf whose object's name is a person's (`customer`,
  * `contact`, `member`…, not an address or a profile) and whose values are shaped as ids.
@@ -138,7 +160,8 @@ const idShaped = (v: unknown) =>
  * (and, for an id, whose it is named) back the name: the person's e-mail only from e-mail
  * addresses, a phone only from numbers that parse as one (with a `+` when the name says nothing
  * of a phone), a person's id only from an id named as the person's (`customer_id`) or the id of
- * the person's own object (`customer.id`), never from an e-mail, a URL, a time or a flag.
+ * the person's own object (`customer.id`), never from an e-mail, a URL, a time or a flag, nor
+ * from the id of a collection the person is in (`customerList`, `customer_group_id`).
  */
 export function identityEvidence(target: string, f: InferredField, role: RoleReading): string | undefined {
   const words = leafWords(f.name);
@@ -155,6 +178,9 @@ export function identityEvidence(target: string, f: InferredField, role: RoleRea
     return undefined;
   }
   if (target !== 'user_id' && target !== 'user.external_id') return undefined;
+  const collection = collectionNamed(f.name);
+  if (collection)
+    return `"${collection}" is what its name is the id of: a ${collection} the person may be in, shared by everyone in it, not the person's`;
   if (f.format && f.format !== 'uuid') return `its values are ${f.format}s, not ids`;
   if (f.type !== 'string' && f.type !== 'integer') return `its values are ${f.type}, not ids`;
   if (!f.examples.every(idShaped)) return `its values (${shown}) are not shaped as ids`;

@@ -19,6 +19,7 @@ import {
 } from './amounts.ts';
 import { batchIdQuestion } from './batch-envelope.ts';
 import { atEnvelopeTop, deliveryColumns, envelopeEventId } from './delivery.ts';
+import { envelopeIdQuestion } from './envelope-id.ts';
 import { chooseEventName, type EventNameGuess } from './event-name.ts';
 import { identityEvidence, leafSide, personObjectId } from './evidence.ts';
 import { fieldName, nameWords } from './names.ts';
@@ -448,6 +449,7 @@ export function guessChoices(
   const actorAsks = actorQuestions(fields, base);
   const byEvidence = envelopeIdGuess(fields, rows, base);
   const idQuestion = ownIdQuestion(fields, rows, base);
+  const envelopeAsk = idQuestion ? undefined : envelopeIdQuestion(fields, rows, base);
   const direction = directionOf(fields);
   const roles = fields.map((f) => partyRole(f.name, typeOf, direction));
   personIdFromObject(fields, base, typeOf);
@@ -462,6 +464,7 @@ export function guessChoices(
   }));
   const questions = questionsFor(asQuestions);
   if (idQuestion) questions.push(idQuestion);
+  if (envelopeAsk) questions.push(envelopeAsk);
   if (recordQuestion) questions.push(recordQuestion);
   const batchQuestion = idQuestion ? undefined : batchIdQuestion(fields, base);
   if (batchQuestion) questions.push(batchQuestion);

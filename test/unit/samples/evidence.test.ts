@@ -5,7 +5,7 @@
  * confidence shown is one of the calibrated levels.
  */
 import assert from 'node:assert/strict';
-import { leafSide } from '../../../core/samples/evidence.ts';
+import { collectionNamed, leafSide } from '../../../core/samples/evidence.ts';
 import { CONFIDENCE_LEVELS } from '../../../core/samples/guess.ts';
 import { guessChoices, inferFields, parseSample } from '../../../core/samples/index.ts';
 import { directionOf } from '../../../core/samples/roles.ts';
@@ -219,6 +219,50 @@ describe('creator: evidence beyond the name', () => {
     assert.notEqual(at(unknown, 'sender.phone').target, 'user.phone', 'nothing says which way it went');
     const inbound = guess({ type: 'message.received', sender: { phone: '+31612345678' } });
     assert.equal(at(inbound, 'sender.phone').target, 'user.phone');
+  });
+
+  it('reads the collection an id names by its head noun, not by a person’s word in front', () => {
+    assert.equal(collectionNamed('customerList'), 'list');
+    assert.equal(collectionNamed('contact_list_id'), 'list');
+    assert.equal(collectionNamed('data.customer_group_id'), 'group');
+    assert.equal(collectionNamed('subscriber_segments'), 'segment');
+    assert.equal(collectionNamed('audienceId'), 'audience');
+    assert.equal(collectionNamed('lead.form_id'), 'form');
+    assert.equal(collectionNamed('member_categories'), 'category');
+    // A person's word last: the id of someone in the list or group.
+    assert.equal(collectionNamed('list_customer_id'), undefined);
+    assert.equal(collectionNamed('group_member_id'), undefined);
+    assert.equal(collectionNamed('customer_id'), undefined);
+  });
+
+  it('never takes a list’s or a group’s id as the person’s beside their e-mail', () => {
+    // An unsubscribe form's list number: filled as the person's id before.
+    const form = parseSample(
+      'unsubscribeDate=2012-12-10T17%3a41%3a03.695%2b01&customerEmail=jo%40example.com&customerList=2',
+    );
+    const g = guessChoices(inferFields(form), form.rows);
+    assert.equal(at(g, 'customerEmail').target, 'user.email');
+    assert.equal(at(g, 'customerList').target, 'event_data');
+    assert.match(at(g, 'customerList').why, /"list" is what its name is the id of/);
+    assert.ok(!g.columns.some((c) => c.target === 'user_id' || c.target === 'user.external_id'));
+    for (const body of [
+      { event: 'subscribed', email: 'jo@example.com', customer_group_id: 7 },
+      { type: 'contact.added', contact: { email: 'jo@example.com' }, subscriber_list_id: 'lst_9' },
+      { email: 'jo@example.com', member_segment_uuid: '4f1c2b7e-1d2a-4e0b-9c3f-2a7d9b1e6c55' },
+    ]) {
+      const ids = guess(body).columns.filter(
+        (c) => c.target === 'user_id' || c.target === 'user.external_id',
+      );
+      assert.deepEqual(ids, [], JSON.stringify(body));
+    }
+  });
+
+  it('still takes the person’s own id beside the list’s', () => {
+    const g = guess({ email: 'jo@example.com', customer_id: 'cus_42', customer_list_id: 'lst_9' });
+    assert.equal(at(g, 'customer_id').target, 'user.external_id');
+    assert.equal(at(g, 'customer_list_id').target, 'event_data');
+    const member = guess({ email: 'jo@example.com', group_member_id: 'mem_8812' });
+    assert.equal(at(member, 'group_member_id').target, 'user_id');
   });
 
   it('shows only the calibrated confidence levels', () => {
