@@ -65,7 +65,7 @@ const HELD_OUT_SHA256: string | null = '6db4ed1d9e9f2aa023a5f05896038d4cb72e2950
  * then. Never fixed by tuning on it (that would make it one more tuned part); pinned so that a
  * change either way is seen, and the documented figure stays true.
  */
-const HELD_OUT_SILENT_WRONG: number | null = null;
+const HELD_OUT_SILENT_WRONG: number | null = 0;
 
 /** Skips a held-out test with its reason in the title, so the run says why: never the tuned part's. */
 function skipFor(test: Mocha.Context, reason: string): never {
