@@ -81,7 +81,9 @@ describe('end to end: every deliverable catalogue destination through the gatewa
   const run = `g${Date.now().toString(36)}`;
   const eventTime = new Date(Date.now() - 60_000).toISOString();
   const eventId = (kind: string) => `${run}-${kind}`;
-  const burstPerson = (kind: string, i: number) => `${run}-${kind}-burst-${i}`;
+  /** A person of a burst: the first burst's (`round` 0) and, where one is sent, a later one's. */
+  const burstPerson = (kind: string, i: number, round = 0) =>
+    `${run}-${kind}-burst${round === 0 ? '' : round}-${i}`;
   const secrets = new Map<string, string>();
   const configured = RESULTS.deliverable.map((d) => ({
     ...d,
@@ -419,8 +421,8 @@ describe('end to end: every deliverable catalogue destination through the gatewa
      * records carry none of them (M3ter's measurements, keyed by the values the user typed) nor
      * anything else of this run, the entries of its longest list of records once the burst has begun.
      */
-    const batchOf = (slug: string, kind: string) => {
-      const people = Array.from({ length: BURST }, (_, i) => burstPerson(kind, i));
+    const batchOf = (slug: string, kind: string, round: number) => {
+      const people = Array.from({ length: BURST }, (_, i) => burstPerson(kind, i, round));
       return stand.captured
         .slice(burstFrom)
         .filter((c) => c.path.startsWith(`/standin/${slug}/`))
@@ -433,15 +435,44 @@ describe('end to end: every deliverable catalogue destination through the gatewa
         })
         .reduce((a, b) => Math.max(a, b), 0);
     };
-    const sizes = await until(
-      'a batch of the burst at each batching destination',
-      async () => {
-        const now = batching.map((d) => ({ slug: d.slug, most: batchOf(d.slug, d.kind) }));
-        return now.every((s) => s.most > 1) ? now : undefined;
-      },
-      120_000,
-      1000,
-    ).catch(() => batching.map((d) => ({ slug: d.slug, most: batchOf(d.slug, d.kind) })));
+    // A batch waits BATCH_WAIT_MS (200 ms) for company: on a starved machine a burst's events can
+    // reach forward-catalog further apart than that, each then sent alone (CI under load did so
+    // once, at two destinations). A destination with no batch yet gets the next burst of its
+    // kind, at most three bursts in all; batching that never happens fails every one.
+    const most = new Map<string, number>();
+    const measure = (round: number) => {
+      for (const d of batching)
+        most.set(d.slug, Math.max(most.get(d.slug) ?? 0, batchOf(d.slug, d.kind, round)));
+      return batching.filter((d) => (most.get(d.slug) ?? 0) < 2);
+    };
+    for (let round = 0; round < 3; round++) {
+      if (round > 0) {
+        const kinds = [...new Set(measure(round - 1).map((d) => d.kind))];
+        await Promise.all(
+          kinds.flatMap((name) => {
+            const kind = ORDINARY.find((k) => k.kind === name) as (typeof ORDINARY)[number];
+            return Array.from({ length: BURST }, (_, i) =>
+              publishEvent(
+                local,
+                kind.event_name,
+                body(kind, `${run}-${name}-burst${round}-${i}`, burstPerson(name, i, round)),
+              ),
+            );
+          }),
+        );
+      }
+      const missing = await until(
+        'a batch of the burst at each batching destination',
+        async () => {
+          const left = measure(round);
+          return left.length === 0 ? left : undefined;
+        },
+        round === 0 ? 120_000 : 60_000,
+        1000,
+      ).catch(() => measure(round));
+      if (missing.length === 0) break;
+    }
+    const sizes = batching.map((d) => ({ slug: d.slug, most: most.get(d.slug) ?? 0 }));
     console.log(`      largest batch of the burst: ${sizes.map((s) => `${s.slug} ${s.most}`).join(', ')}`);
     assert.deepEqual(
       sizes.filter((s) => s.most < 2).map((s) => s.slug),
