@@ -6,7 +6,9 @@
  * business party's or an actor's address, never filled silently.
  */
 import assert from 'node:assert/strict';
+import type { DraftGuess } from '../../../core/samples/ask-columns.ts';
 import { guessChoices, inferFields, parseSample } from '../../../core/samples/index.ts';
+import { unplacedEmailQuestion } from '../../../core/samples/unplaced-email.ts';
 
 /** The e-mail question for one body, the columns taken as the person's e-mail, and the guesses. */
 const read = (body: unknown) => {
@@ -55,5 +57,24 @@ describe('the creator: an address no rule placed', () => {
     const { ask, taken } = read({ customer: { email: 'a@example.com' }, ticket: { email: 'b@example.com' } });
     assert.deepEqual(taken, ['customer.email']);
     assert.ok(!ask?.options.some((o) => o.column === 'ticket.email'));
+  });
+
+  describe('called on its own', () => {
+    const { fields } = (() => {
+      const s = parseSample(JSON.stringify({ reply_to: 'a@example.com', id: 'm_1' }));
+      return { fields: inferFields(s) };
+    })();
+    const kept = (): DraftGuess[] => [
+      { column: 'reply_to', target: 'event_data', field: 'reply_to', why: 'a field' },
+      { column: 'id', target: 'event_id', why: 'the id' },
+    ];
+
+    it('says an address at the top of the payload sits at the top', () => {
+      const q = unplacedEmailQuestion(kept(), fields, []);
+      assert.equal(
+        q?.options[0]?.why,
+        'its values are e-mail addresses, but where it sits (the top) does not say whose',
+      );
+    });
   });
 });
