@@ -63,7 +63,7 @@ export function unplacedEmailQuestion(
   if (emails.length === 0) return undefined;
   const options = emails.slice(0, 3).map((f) => ({
     column: f.name,
-    why: `its values are e-mail addresses, but where it sits (${f.name.slice(0, f.name.lastIndexOf('.')) || 'the top'}) does not say whose`,
+    why: `its values are e-mail addresses, but where it sits (${f.name.slice(0, Math.max(0, f.name.lastIndexOf('.'))) || 'the top'}) does not say whose`,
   }));
   const one = emails.length === 1 && !words(emails[0]?.name ?? '').some((w) => SENDING.has(w));
   return askColumns(base, EMAIL, options, one, {

@@ -66,4 +66,62 @@ describe('the creator: a price beside its currency', () => {
       ['price', 'offer.price'],
     );
   });
+
+  it('offers a price named in any language the synonyms cover', () => {
+    for (const w of ['price', 'preis', 'prix', 'precio', 'prezzo', 'preco']) {
+      assert.equal(guess({ id: 'ord_1', [w]: 12.5, currency: 'EUR' }).value?.column, w, w);
+    }
+  });
+
+  it('leaves any part’s or former price as a field: unit, item, line, list, base, original, compare…', () => {
+    for (const w of 'unit item items line per each list base original old compare'.split(' ')) {
+      const g = guess({ id: 'ord_1', [`${w}_price`]: 12.5, currency: 'EUR' });
+      assert.equal(g.value, undefined, w);
+      assert.equal(valueQuestion(g), undefined, w);
+    }
+  });
+
+  it('offers at most three prices, the first preselected, each saying its currency', () => {
+    const priced = (price: number) => ({ price, currency: 'USD' });
+    const g = guess({ a: priced(1), b: priced(2), c: priced(3), d: priced(4) });
+    assert.equal(g.value?.column, 'a.price');
+    const q = valueQuestion(g);
+    assert.deepEqual(
+      q?.options.map((o) => [o.column, o.why]),
+      [
+        ['a.price', 'a number named as a price, beside the currency a.currency'],
+        ['b.price', 'a number named as a price, beside the currency b.currency'],
+        ['c.price', 'a number named as a price, beside the currency c.currency'],
+      ],
+    );
+    assert.match(q?.ask ?? '', /^Is a\.price the event's value\? .*beside the currency a\.currency/);
+  });
+
+  it('leaves a price whose currency sits in another record, above or below it', () => {
+    assert.equal(guess({ price: 10, offer: { currency: 'USD' } }).value, undefined);
+    assert.equal(guess({ offer: { price: 10 }, currency: 'USD' }).value, undefined);
+  });
+
+  it('leaves a price written as text to the rules for text amounts, not to this one', () => {
+    assert.equal(valueQuestion(guess({ id: 'ord_1', price: 'ten', currency: 'USD' })), undefined);
+  });
+
+  it('offers a price named with another word before it, listed before or after its currency', () => {
+    assert.equal(guess({ id: 'ord_1', offerPrice: 12.5, currency: 'EUR' }).value?.column, 'offerPrice');
+    assert.equal(guess({ currency: 'EUR', price: 12.5, id: 'ord_1' }).value?.column, 'price');
+  });
+
+  it('prefers the payload’s own price even when a nested one is listed first', () => {
+    const g = guess({ offer: { price: 8, currency: 'USD' }, price: 10, currency: 'USD' });
+    assert.equal(g.value?.column, 'price');
+    // By depth, not by the length of the name.
+    assert.equal(
+      guess({ a: { price: 8, currency: 'USD' }, sale_price: 10, currency: 'USD' }).value?.column,
+      'sale_price',
+    );
+    assert.deepEqual(
+      valueQuestion(g)?.options.map((o) => o.column),
+      ['price', 'offer.price'],
+    );
+  });
 });

@@ -6,8 +6,10 @@
  * no answer preselected. A country in the person's address, or on the person's own record, still is.
  */
 import assert from 'node:assert/strict';
+import type { Guess } from '../../../core/samples/actor.ts';
 import { guessChoices, inferFields, parseSample } from '../../../core/samples/index.ts';
-import { transactionCountry } from '../../../core/samples/transaction-country.ts';
+import type { Question } from '../../../core/samples/questions.ts';
+import { transactionCountry, transactionCountryQuestion } from '../../../core/samples/transaction-country.ts';
 
 function read(body: unknown) {
   const sample = parseSample(JSON.stringify(body));
@@ -77,5 +79,113 @@ describe('the creator: a transaction’s country is not the person’s', () => {
     const person = { id: 'cont_c4ca4238a0b92382', full_name: 'Ada Lovelace', country: 'GB' };
     const { guesses } = read({ ...person, email: 'ada@example.com' });
     assert.equal(targetOf(guesses, 'country'), 'user.country');
+  });
+
+  it('keeps a country named for the person’s place as theirs, even on a payment record', () => {
+    const words =
+      'address addresses billing shipping delivery location geo geoip home residence mailing profile from';
+    for (const w of words.split(' ')) {
+      const { fields } = read({
+        payment: { id: 'p_1', amount: 25, currency: 'EUR', [`${w}_country`]: 'FR' },
+      });
+      assert.equal(transactionCountry(fields, `payment.${w}_country`), undefined, w);
+    }
+    // The same record's own country is the payment's: the place word alone makes the difference.
+    const { fields } = read({ payment: { id: 'p_1', amount: 25, currency: 'EUR', country: 'FR' } });
+    assert.ok(transactionCountry(fields, 'payment.country'));
+  });
+
+  it('reads a country on a record named as any kind of transaction as the transaction’s', () => {
+    const words =
+      'payment payments order orders transaction transactions charge invoice refund checkout purchase sale';
+    for (const w of words.split(' ')) {
+      const { fields } = read({ [w]: { id: 'x_1', country: 'DE', status: 'open' } });
+      assert.equal(
+        transactionCountry(fields, `${w}.country`),
+        `a field of ${w}, a ${w} record, not of the person's address`,
+      );
+    }
+    const { fields } = read({ subscription: { id: 'x_1', country: 'DE', status: 'open' } });
+    assert.equal(transactionCountry(fields, 'subscription.country'), undefined, 'not a transaction’s name');
+  });
+
+  it('still fills the country of a customer’s record that holds their lifetime total', () => {
+    const { fields, guesses } = read({
+      customer: { id: 'c_1', total_spent: 1200, currency: 'EUR', country: 'NL' },
+    });
+    assert.equal(transactionCountry(fields, 'customer.country'), undefined);
+    assert.equal(targetOf(guesses, 'customer.country'), 'user.country');
+  });
+
+  it('reads a record named as a checkout that is the person as the person’s, not a transaction', () => {
+    const buyer = {
+      id: 'ch_1',
+      first_name: 'Ada',
+      last_name: 'Lovelace',
+      email: 'ada@example.com',
+      country: 'GB',
+    };
+    assert.equal(transactionCountry(read({ checkout: buyer }).fields, 'checkout.country'), undefined);
+  });
+
+  it('says which record the country is a field of: the payload’s own, or the object it sits in', () => {
+    const top = read({ id: 'pay_1', amount: 25, currency: 'EUR', country: 'GB' });
+    assert.equal(
+      transactionCountry(top.fields, 'country'),
+      "a field of the payload, which holds an amount or a currency (a payment, an order), not of the person's address",
+    );
+    const nested = read({ sale: { id: 's_1', total: 25, currency: 'EUR', country: 'GB' } });
+    assert.match(transactionCountry(nested.fields, 'sale.country') ?? '', /^a field of sale, /);
+  });
+
+  it('keeps the guess as a field saying why, and asks with a reason for choosing none', () => {
+    const { fields, guesses } = read({ id: 'pay_1', amount: 25, currency: 'EUR', country: 'GB' });
+    const why = transactionCountry(fields, 'country');
+    assert.ok(why);
+    const c = guesses.columns.find((x) => x.column === 'country');
+    assert.equal(c?.why, `named as a country, but ${why}: kept as a field, asked above`);
+    const q = guesses.questions.find((x) => x.target === 'user.country');
+    assert.equal(q?.noneGuessed?.why, `${why}; nothing says it is where the person lives`);
+  });
+
+  describe('its question, asked once', () => {
+    const { fields } = read({ id: 'pay_1', amount: 25, currency: 'EUR', country: 'GB' });
+    const taken = (): Guess[] => [{ column: 'country', target: 'user.country', why: 'named as a country' }];
+
+    it('asks when no question has been asked yet', () => {
+      const base = taken();
+      const questions: Question[] = [];
+      transactionCountryQuestion(fields, base, questions);
+      assert.equal(base[0]?.target, 'event_data');
+      assert.deepEqual(
+        questions.map((q) => q.options.map((o) => o.column)),
+        [['country']],
+      );
+    });
+
+    it('asks beside a question about another column', () => {
+      const base = taken();
+      const questions: Question[] = [
+        { target: 'user_id', ask: 'Whose id?', options: [{ column: 'id', why: 'x' }] },
+      ];
+      transactionCountryQuestion(fields, base, questions);
+      assert.equal(questions.length, 2);
+    });
+
+    it('leaves a country another question already offers, among other columns, as it is', () => {
+      const base = taken();
+      const asked: Question = {
+        target: 'user.country',
+        ask: 'Which is the person’s country?',
+        options: [
+          { column: 'id', why: 'x' },
+          { column: 'country', why: 'y' },
+        ],
+      };
+      const questions = [asked];
+      transactionCountryQuestion(fields, base, questions);
+      assert.deepEqual(questions, [asked]);
+      assert.deepEqual(base, taken());
+    });
   });
 });
