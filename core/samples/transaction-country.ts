@@ -60,7 +60,8 @@ export function transactionCountry(fields: readonly InferredField[], column: str
   if (isPersonRecord(fields, level)) return undefined;
   const record = level === '' ? 'the payload' : level;
   const named = nameWords(level.slice(level.lastIndexOf('.') + 1)).find((w) => TRANSACTION_WORDS.has(w));
-  if (named) return `a field of ${record}, a ${named} record, not of the person's address`;
+  if (named)
+    return `a field of ${record}, ${/^[aeiou]/.test(named) ? 'an' : 'a'} ${named} record, not of the person's address`;
   return holdsMoney(fields, level)
     ? `a field of ${record}, which holds an amount or a currency (a payment, an order), not of the person's address`
     : undefined;
