@@ -30,9 +30,18 @@ export async function freePort(): Promise<number> {
   throw new Error(`no free loopback port found in ${PROBE_FROM}–${PROBE_TO}`);
 }
 
-const PROBE_FROM = 20_000;
-const PROBE_TO = 32_000;
-const SLICE_SIZE = 250;
+/**
+ * The probe range and its slices: 220 slices of 100 ports from 10000, above every default port of
+ * the local environment (local/services.ts, all below 10000) and below the kernel's ephemeral
+ * range. It was 48 slices of 250 from 20000 until 2026-11-28: in a full `npm test` (four mocha
+ * workers, each holding a slice per 249 ports it has handed out, beside every environment and CLI
+ * process that draws its own) processes fell back to sharing the whole range, and CI saw three of
+ * four processes drawing from one slice.
+ */
+export const PORT_SLICES = { from: 10_000, to: 32_000, size: 100 } as const;
+const PROBE_FROM = PORT_SLICES.from;
+const PROBE_TO = PORT_SLICES.to;
+const SLICE_SIZE = PORT_SLICES.size;
 /** Ports this process already handed out: two services must not be given the same one. */
 const handedOut = new Set<number>();
 /** The slices this process holds, in the order it claimed them. */
