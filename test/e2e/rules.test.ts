@@ -395,9 +395,20 @@ describe('end to end: a rule acts on stored events (experimental)', function () 
       90000,
     );
     assert.deepEqual(texts, [`Cart left by dora-${run} (2 items)`, `Cart left by eli-${run} (1 items)`]);
-    const rows = await query<{ status: string; once_key: string }>(
-      `SELECT status, once_key FROM events.action_runs WHERE rule = 'abandoned-carts' AND ENDS_WITH(once_key, '${run}') ORDER BY once_key`,
-    );
+    // The run's row is written after its message has gone: read until both are there (CI once
+    // read eli's alone, a moment after both messages arrived), then judge them.
+    const rowsNow = () =>
+      query<{ status: string; once_key: string }>(
+        `SELECT status, once_key FROM events.action_runs WHERE rule = 'abandoned-carts' AND ENDS_WITH(once_key, '${run}') ORDER BY once_key`,
+      );
+    const rows = await until(
+      'an action run row per message',
+      async () => {
+        const r = await rowsNow();
+        return r.length >= 2 ? r : undefined;
+      },
+      30000,
+    ).catch(() => rowsNow());
     assert.deepEqual(
       rows.map((r) => `${r.once_key} ${r.status}`),
       [`dora-${run} sent`, `eli-${run} sent`],
