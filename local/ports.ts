@@ -33,10 +33,9 @@ export async function freePort(): Promise<number> {
 /**
  * The probe range and its slices: 220 slices of 100 ports from 10000, above every default port of
  * the local environment (local/services.ts, all below 10000) and below the kernel's ephemeral
- * range. It was 48 slices of 250 from 20000 until 2026-11-28: in a full `npm test` (four mocha
- * workers, each holding a slice per 249 ports it has handed out, beside every environment and CLI
- * process that draws its own) processes fell back to sharing the whole range, and CI saw three of
- * four processes drawing from one slice.
+ * range. It was 48 slices of 250 from 20000 until 2026-11-28, when CI saw three of four processes
+ * draw from one slice, which only the shared fallback below should allow; a full `npm test` then
+ * held at most 16 of these 220 at once (sampled), so running out of slices is not shown to be why.
  */
 export const PORT_SLICES = { from: 10_000, to: 32_000, size: 100 } as const;
 const PROBE_FROM = PORT_SLICES.from;
