@@ -24,16 +24,9 @@ import { nameWords } from './names.ts';
 import { PERSON_PARTY } from './party.ts';
 import type { Question } from './questions.ts';
 import { WRAPPERS } from './roles.ts';
+import type { RuleGuess as Guess } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
 import { dataFieldName } from './suggest.ts';
-
-/** A column's guess as the guesses are being made (guess.ts's `ColumnGuess` before its confidence). */
-export interface Guess {
-  readonly column: string;
-  readonly target: string;
-  readonly field?: string;
-  readonly why: string;
-}
 
 /** Words that name whoever acts, wherever they stand in a name (`InitiatingUserId`, `actor.id`). */
 const ACTOR_WORDS = new Set(['actor', 'acting', 'initiator', 'initiating', 'performer', 'executor']);

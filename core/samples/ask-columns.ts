@@ -5,14 +5,7 @@
  * guess it rewrites.
  */
 import type { Question } from './questions.ts';
-
-/** A column's guess as the guesses are being made (guess.ts's `ColumnGuess` before its confidence). */
-export interface DraftGuess {
-  readonly column: string;
-  readonly target: string;
-  readonly field?: string;
-  readonly why: string;
-}
+import type { RuleGuess } from './rule-guess.ts';
 
 /** What the question says: its ask, the first option's why once taken, and why none is preselected. */
 export interface AskText {
@@ -23,7 +16,7 @@ export interface AskText {
 
 /** The question (module comment); `preselect` says whether the first option is taken. */
 export function askColumns(
-  base: DraftGuess[],
+  base: RuleGuess[],
   target: string,
   options: readonly { readonly column: string; readonly why: string }[],
   preselect: boolean,

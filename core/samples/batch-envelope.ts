@@ -20,6 +20,7 @@
 import { nameWords } from './names.ts';
 import type { Question } from './questions.ts';
 import { WRAPPERS } from './roles.ts';
+import type { RuleGuess } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
 
 /** Names of a list of events a delivery carries (`events`, `records`, `notificationItems`). */
@@ -151,11 +152,8 @@ export function nestedBatchPath(body: unknown): string | undefined {
   return found.length === 1 ? found[0] : undefined;
 }
 
-/** A column's guess as the guesses are being made (guess.ts's `ColumnGuess` before its confidence). */
-interface Guess {
-  readonly column: string;
-  readonly target: string;
-}
+/** A column's guess as far as this reads it: the column and where it goes. */
+type Guess = Pick<RuleGuess, 'column' | 'target'>;
 
 /**
  * The question of an envelope's id where the carried list's items have no id of their own: the

@@ -26,18 +26,10 @@ import { deliveryColumns, everyRowOwn, idShaped } from './delivery.ts';
 import { nameWords } from './names.ts';
 import type { Question } from './questions.ts';
 import { WRAPPERS } from './roles.ts';
+import { type RuleGuess as Guess, PLAIN_ID } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
 import { dataFieldName } from './suggest.ts';
 
-/** A column's guess as the guesses are being made (guess.ts's `ColumnGuess` before its confidence). */
-interface Guess {
-  readonly column: string;
-  readonly target: string;
-  readonly field?: string;
-  readonly why: string;
-}
-
-const PLAIN_ID = /^_*(id|uuid)$/i;
 /** The columns an envelope says what it is in (`object: "event"`). */
 const KIND_NAMES = new Set(['object', 'type', 'kind', 'objecttype']);
 /** Words of a value saying the envelope is an event (`webhook_event`, `notification_event`). */

@@ -35,6 +35,7 @@ import { recordIdQuestion } from './record-id.ts';
 import { requestReference, requestReferenceQuestion } from './request-ref.ts';
 import { rivalPartyQuestions } from './rival-parties.ts';
 import { directionOf, notARegion, objectTypes, type RoleReading, versionNamed } from './roles.ts';
+import type { RuleGuess } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
 import { reportedSteps, stepTimeOf } from './step-time.ts';
 import { dataFieldName, type MappingSuggestion, type SuggestColumn, suggestMappings } from './suggest.ts';
@@ -53,12 +54,7 @@ export interface TimeWindow {
 }
 
 /** One column's guess: where it goes, why, on what evidence, and how sure. */
-export interface ColumnGuess {
-  readonly column: string;
-  /** `event_data`, a context target, or `skip`. */
-  readonly target: string;
-  readonly field?: string;
-  readonly why: string;
+export interface ColumnGuess extends RuleGuess {
   /** 0–1: a name match confirmed by the values is 0.9 and above; an own event field 0.5. */
   readonly confidence: number;
   /** What the guess rests on: the name, the type, the values' shape, the position in the payload. */

@@ -21,19 +21,9 @@ import { recordNamedByType } from './actor.ts';
 import { atEnvelopeTop, deliveryColumns, everyRowOwn, idShaped } from './delivery.ts';
 import { nameWords } from './names.ts';
 import type { Question } from './questions.ts';
+import { type RuleGuess as Guess, PLAIN_ID } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
 import { dataFieldName } from './suggest.ts';
-
-/** A column's guess as the guesses are being made (guess.ts's `ColumnGuess` before its confidence). */
-interface Guess {
-  readonly column: string;
-  readonly target: string;
-  readonly field?: string;
-  readonly why: string;
-}
-
-/** A name that is an id and nothing else: the payload's own. */
-const PLAIN_ID = /^_*(id|uuid)$/i;
 
 const leafOf = (column: string) => column.slice(column.lastIndexOf('.') + 1);
 const parentOf = (column: string) => (column.includes('.') ? column.slice(0, column.lastIndexOf('.')) : '');

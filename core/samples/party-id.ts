@@ -6,12 +6,13 @@
  * the business's agent, a contact a company. So the page asks, never fills it silently: the one
  * such id preselected, several offered with no answer preselected. Pure.
  */
-import { askColumns, type DraftGuess } from './ask-columns.ts';
+import { askColumns } from './ask-columns.ts';
 import { idShaped } from './delivery.ts';
 import { nameWords } from './names.ts';
 import { businessParty, PERSON_PARTY } from './party.ts';
 import type { Question } from './questions.ts';
 import { WRAPPERS } from './roles.ts';
+import type { RuleGuess } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
 import { actorAbove } from './two-evidence.ts';
 
@@ -43,7 +44,7 @@ function partyOfId(column: string): string | undefined {
  * one, is rewritten in place as the person's id.
  */
 export function partyIdQuestion(
-  base: DraftGuess[],
+  base: RuleGuess[],
   fields: readonly InferredField[],
   rows: readonly Record<string, unknown>[],
   questions: readonly Question[],

@@ -10,10 +10,12 @@
  * takes the person's id instead. A `customer_id` on an ORDER record stays the buyer's: an order
  * carries money, and is not the person. Pure.
  */
-import type { Guess } from './actor.ts';
+
 import { nameWords } from './names.ts';
 import { businessParty } from './party.ts';
 import type { Question } from './questions.ts';
+import type { RuleGuess as Guess } from './rule-guess.ts';
+import { PLAIN_ID } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
 import { dataFieldName } from './suggest.ts';
 
@@ -25,7 +27,6 @@ const CONTACT_WORDS = new Set(['email', 'emails', 'phone', 'phones', 'mobile', '
 const MONEY_WORDS = new Set(['amount', 'total', 'subtotal', 'price', 'currency', 'value', 'fee']);
 /** Words of a record that is a place or a copy of a person's details, not the person. */
 const PLACE_WORDS = new Set(['address', 'addresses', 'billing', 'shipping', 'delivery', 'location']);
-const PLAIN_ID = /^_*(id|uuid)$/i;
 const ID_TYPES = new Set(['string', 'integer']);
 
 const leafOf = (column: string) => column.slice(column.lastIndexOf('.') + 1);

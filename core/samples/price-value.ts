@@ -10,6 +10,7 @@
 import { mayBeTheValue } from './amounts.ts';
 import { nameWords } from './names.ts';
 import type { Question } from './questions.ts';
+import type { RuleGuess } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
 
 /** A price's name in the languages the synonyms cover: `price`, `Preis`, `prix`, `precio`, `prezzo`. */
@@ -18,11 +19,7 @@ const PRICE = new Set(['price', 'preis', 'prix', 'precio', 'prezzo', 'preco']);
 const PART = new Set('unit item items line per each list base original old compare'.split(' '));
 
 /** A column's guess as far as this reads and rewrites it (guess.ts's `ColumnGuess`). */
-interface PriceGuess {
-  readonly column: string;
-  readonly target: string;
-  readonly field?: string;
-  readonly why: string;
+interface PriceGuess extends RuleGuess {
   readonly confidence: number;
 }
 

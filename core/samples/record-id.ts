@@ -23,16 +23,9 @@ import { partyOf } from './party.ts';
 import type { Question } from './questions.ts';
 import { requestReference } from './request-ref.ts';
 import { WRAPPERS } from './roles.ts';
+import { type RuleGuess as Guess, PLAIN_ID } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
 import { actorAbove } from './two-evidence.ts';
-
-/** A column's guess as the guesses are being made (guess.ts's `ColumnGuess` before its confidence). */
-interface Guess {
-  readonly column: string;
-  readonly target: string;
-  readonly field?: string;
-  readonly why: string;
-}
 
 /** Kinds of record an event is about, as an id's name says them (`txn_id`, `bookingId`). */
 const RECORDS = new Set(
@@ -48,7 +41,6 @@ const ACTING = new Set(
 /** Names of the columns that name the event's type, whose values may name its record. */
 const TYPE_NAMES = new Set(['type', 'event', 'eventtype', 'eventname', 'topic', 'trigger', 'category']);
 
-const PLAIN_ID = /^_*(id|uuid)$/i;
 const leafOf = (column: string) => column.slice(column.lastIndexOf('.') + 1);
 const parentOf = (column: string) => column.slice(0, Math.max(0, column.lastIndexOf('.')));
 

@@ -13,15 +13,8 @@
 import { atEnvelopeTop, everyRowOwn, idShaped } from './delivery.ts';
 import { nameWords } from './names.ts';
 import type { Question } from './questions.ts';
+import type { RuleGuess as Guess } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
-
-/** A column's guess as the guesses are being made (guess.ts's `ColumnGuess` before its confidence). */
-interface Guess {
-  readonly column: string;
-  readonly target: string;
-  readonly field?: string;
-  readonly why: string;
-}
 
 /** Leaf names (words joined by a space) of a caller's reference for a request. */
 const REFERENCE =

@@ -16,17 +16,10 @@ import { actorOf } from './actor.ts';
 import { nameWords } from './names.ts';
 import { partyOf } from './party.ts';
 import type { Question } from './questions.ts';
+import type { RuleGuess as Guess } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
 import { dataFieldName } from './suggest.ts';
 import { actorAbove } from './two-evidence.ts';
-
-/** A column's guess as the guesses are being made (guess.ts's `ColumnGuess` before its confidence). */
-interface Guess {
-  readonly column: string;
-  readonly target: string;
-  readonly field?: string;
-  readonly why: string;
-}
 
 /** The details a rival party makes a question of, by the kind of detail each target is. */
 const KIND_OF: Readonly<Record<string, Kind>> = {

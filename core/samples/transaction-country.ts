@@ -8,11 +8,12 @@
  * object, under a customer, contact or person (`customer.country`, `billing.country`,
  * `shipping_country`), or on a record that is itself the person (person-record.ts), still is. Pure.
  */
-import type { Guess } from './actor.ts';
+
 import { nameWords } from './names.ts';
 import { partyOf } from './party.ts';
 import { holdsMoney, isPersonRecord, levelOf } from './person-record.ts';
 import type { Question } from './questions.ts';
+import type { RuleGuess as Guess } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
 import { dataFieldName } from './suggest.ts';
 

@@ -9,11 +9,12 @@
  * preselected. Never a business party's address (`merchant.email`, `assignee.email`), one under
  * an actor (`changer`, `author`), or one named for the business's side (`To`). Pure.
  */
-import { askColumns, type DraftGuess } from './ask-columns.ts';
+import { askColumns } from './ask-columns.ts';
 import { leafSide } from './evidence.ts';
 import { nameWords } from './names.ts';
 import { businessParty } from './party.ts';
 import type { Question } from './questions.ts';
+import type { RuleGuess } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
 import { actorAbove } from './two-evidence.ts';
 
@@ -43,7 +44,7 @@ const words = (column: string) => column.split('.').flatMap((p) => nameWords(p))
  * The one preselected, when there is one, is rewritten in place as the person's e-mail.
  */
 export function unplacedEmailQuestion(
-  base: DraftGuess[],
+  base: RuleGuess[],
   fields: readonly InferredField[],
   questions: readonly Question[],
 ): Question | undefined {

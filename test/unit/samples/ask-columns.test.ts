@@ -4,7 +4,8 @@
  * every option offered with no answer preselected and nothing taken.
  */
 import assert from 'node:assert/strict';
-import { askColumns, type DraftGuess } from '../../../core/samples/ask-columns.ts';
+import { askColumns } from '../../../core/samples/ask-columns.ts';
+import type { RuleGuess } from '../../../core/samples/rule-guess.ts';
 
 const text = {
   ask: 'Is one of these the person’s?',
@@ -16,7 +17,7 @@ const options = [
   { column: 'form.email', why: 'another address' },
 ];
 /** The guesses before the question: both candidates kept as fields, the first one listed first. */
-const kept = (): DraftGuess[] => [
+const kept = (): RuleGuess[] => [
   { column: 'ticket.email', target: 'event_data', field: 'ticket_email', why: 'a field' },
   { column: 'form.email', target: 'event_data', field: 'form_email', why: 'a field' },
 ];

@@ -5,9 +5,9 @@
  * the guess and the question then say.
  */
 import assert from 'node:assert/strict';
-import type { Guess } from '../../../core/samples/actor.ts';
 import { inferFields, parseSample } from '../../../core/samples/index.ts';
 import { holdsMoney, isPersonRecord, personRecordIdQuestion } from '../../../core/samples/person-record.ts';
+import type { RuleGuess as Guess } from '../../../core/samples/rule-guess.ts';
 
 function sample(body: unknown) {
   const s = parseSample(JSON.stringify(body));

@@ -6,9 +6,9 @@
  * no answer preselected. A country in the person's address, or on the person's own record, still is.
  */
 import assert from 'node:assert/strict';
-import type { Guess } from '../../../core/samples/actor.ts';
 import { guessChoices, inferFields, parseSample } from '../../../core/samples/index.ts';
 import type { Question } from '../../../core/samples/questions.ts';
+import type { RuleGuess as Guess } from '../../../core/samples/rule-guess.ts';
 import { transactionCountry, transactionCountryQuestion } from '../../../core/samples/transaction-country.ts';
 
 function read(body: unknown) {

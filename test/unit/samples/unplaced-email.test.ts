@@ -6,8 +6,8 @@
  * business party's or an actor's address, never filled silently.
  */
 import assert from 'node:assert/strict';
-import type { DraftGuess } from '../../../core/samples/ask-columns.ts';
 import { guessChoices, inferFields, parseSample } from '../../../core/samples/index.ts';
+import type { RuleGuess } from '../../../core/samples/rule-guess.ts';
 import { unplacedEmailQuestion } from '../../../core/samples/unplaced-email.ts';
 
 /** The e-mail question for one body, the columns taken as the person's e-mail, and the guesses. */
@@ -144,7 +144,7 @@ describe('the creator: an address no rule placed', () => {
       const s = parseSample(JSON.stringify({ reply_to: 'a@example.com', id: 'm_1' }));
       return { fields: inferFields(s) };
     })();
-    const kept = (): DraftGuess[] => [
+    const kept = (): RuleGuess[] => [
       { column: 'reply_to', target: 'event_data', field: 'reply_to', why: 'a field' },
       { column: 'id', target: 'event_id', why: 'the id' },
     ];
@@ -158,7 +158,7 @@ describe('the creator: an address no rule placed', () => {
     });
 
     it('never offers an address another guess already took for another target', () => {
-      const base: DraftGuess[] = [{ column: 'reply_to', target: 'user_id', why: 'the person’s id' }];
+      const base: RuleGuess[] = [{ column: 'reply_to', target: 'user_id', why: 'the person’s id' }];
       assert.equal(unplacedEmailQuestion(base, fields, []), undefined);
     });
 
