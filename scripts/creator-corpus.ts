@@ -301,6 +301,12 @@ export interface PartFigures {
   readonly roles: Record<Role, RoleCount>;
   /** Person's e-mail, phone, name, street address and IP columns, and how many the creator marks personal. */
   readonly personal: { truth: number; marked: number };
+  /**
+   * Samples a person takes through the creator with no correction: every role the truth gives is
+   * filled right or asked with the right answer offered, and nothing is filled wrong without asking
+   * (the event time included). The measure from outside counts vendors taken through this way.
+   */
+  alone: number;
 }
 
 export interface Report {
@@ -318,7 +324,7 @@ function partOf(parts: Map<Split, PartFigures>, split: Split): PartFigures {
   let part = parts.get(split);
   if (!part) {
     const roles = Object.fromEntries(ROLES.map((r) => [r, zero()])) as Record<Role, RoleCount>;
-    part = { samples: 0, vendors: 0, roles, personal: { truth: 0, marked: 0 } };
+    part = { samples: 0, vendors: 0, roles, personal: { truth: 0, marked: 0 }, alone: 0 };
     parts.set(split, part);
   }
   return part;
@@ -340,6 +346,7 @@ export function measure(
     const part = partOf(parts, sample.split);
     const r = runOf(sample);
     const asked = askedColumns(r);
+    let corrections = 0;
     for (const role of ROLES) {
       const count = part.roles[role];
       const truth = truthOf(sample.truth, role);
@@ -350,11 +357,17 @@ export function measure(
       count.correct += right.length;
       const silentRight = right.some((c) => !asked.has(c));
       const silentWrongCols = guessed.filter((c) => !asked.has(c) && !agrees(r, role, c));
-      if (silentWrongCols.length > 0) count.wrong++;
+      if (silentWrongCols.length > 0) {
+        count.wrong++;
+        corrections++;
+      }
       if (truth.length > 0) {
         if (silentRight) count.right++;
         else if (right.length > 0 || openlyAskedOf(r, role).some((c) => agrees(r, role, c))) count.asked++;
-        else count.missed++;
+        else {
+          count.missed++;
+          corrections++;
+        }
       }
       if (FAILING.includes(role))
         for (const column of silentWrongCols)
@@ -363,8 +376,10 @@ export function measure(
     for (const c of r.guesses.columns) {
       // A person's detail of anybody else, filled without asking, is a wrong identity too.
       if (c.target.startsWith('user') && !asked.has(c.column) && judge(r, c) === false)
-        if (!silentWrong.some((w) => w.sample === sample.name && w.column === c.column))
+        if (!silentWrong.some((w) => w.sample === sample.name && w.column === c.column)) {
           silentWrong.push({ sample: sample.name, split: sample.split, column: c.column, target: c.target });
+          corrections++;
+        }
       const ok = judge(r, c);
       if (ok === undefined) continue;
       const level = Math.round(c.confidence * 100);
@@ -384,6 +399,7 @@ export function measure(
       part.personal.truth++;
       if (c.personal) part.personal.marked++;
     }
+    if (corrections === 0) part.alone++;
   }
   for (const [split, part] of parts) {
     const of = samples.filter((s) => s.split === split);
@@ -424,7 +440,8 @@ export function corpusFigures(report: Report = measure()): string {
     const p = part.personal;
     lines.push(
       `- ${splitName(s)}: ${right} of ${truth} identity and money fields (${pct(right, truth)}) filled right without asking, ` +
-        `${asked} asked; the person's e-mail, phone, name, street address and IP marked personal: ${p.marked} of ${p.truth} (${pct(p.marked, p.truth)}).`,
+        `${asked} asked; the person's e-mail, phone, name, street address and IP marked personal: ${p.marked} of ${p.truth} (${pct(p.marked, p.truth)}); ` +
+        `taken through with no correction: ${part.alone} of ${part.samples} samples (${pct(part.alone, part.samples)}).`,
     );
   }
   lines.push('', '| Confidence shown | Guesses judged | Right |', '|---|---|---|');

@@ -267,6 +267,25 @@ describe('the corpus measure with a held-out part of any name', () => {
     assert.equal(wrong.parts.get(part)?.roles.time.wrong, 1, 'a wrong time is counted in the figures');
   });
 
+  it('counts a sample taken through with no correction only when no role is missed or filled wrong', () => {
+    const [sample] = loadCorpus().filter((s) => s.name === 'maileroo/clicked.json');
+    assert.ok(sample, 'the tuned sample this check reads: its id and time found, nothing else the person’s');
+    const alone = (truth: typeof sample.truth) =>
+      measure([{ ...sample, split: part, truth }]).parts.get(part)?.alone;
+    assert.equal(alone(sample.truth), 1);
+    // A wrong event time is a correction, though it does not fail the run.
+    assert.equal(alone({ ...sample.truth, time: ['inserted_at'] }), 0);
+    // So is a role the truth gives and the creator does not find: the person's id under `domain_id`.
+    assert.equal(
+      alone({ ...sample.truth, personal: { ...sample.truth.personal, domain_id: 'person id' } }),
+      0,
+    );
+    assert.match(
+      corpusFigures(measure([{ ...sample, split: part }])),
+      /no correction: 1 of 1 samples \(100%\)/,
+    );
+  });
+
   it('counts a column a question offers while preselecting no as asked, never as filled', () => {
     const [sample] = loadCorpus().filter((s) => s.name === 'trengo/voice-call-recorded.json');
     assert.ok(sample, 'the tuned sample this check reads: the agent’s e-mail beside the contact’s id');
