@@ -149,4 +149,127 @@ describe('the creator: an envelope’s id beside its record’s', () => {
       assert.deepEqual(asks, []);
     }
   });
+
+  describe('case by case (the rule’s every clause)', () => {
+    /** The evidence the rule reads for the top-level `id` beside `data.id`, on the page's columns. */
+    const evidence = (body: unknown, record = 'data.id') => {
+      const { fields, rows } = guess(body);
+      return envelopeIdEvidence(fields, rows, 'id', record);
+    };
+
+    it('reads every name an envelope says its kind in, and only at its top', () => {
+      for (const kind of ['kind', 'objectType', 'object_type'])
+        assert.match(
+          evidence({ id: UUID_A, [kind]: 'event', data: { id: UUID_B } }) ?? '',
+          /says it is an event/,
+          kind,
+        );
+      // A nested record calling itself an event is the record's word, not the envelope's.
+      assert.equal(
+        evidence({ id: UUID_A, type: 'x.created', data: { id: UUID_B, object: 'event' } }),
+        undefined,
+      );
+      // Nor does a column of another name holding the word `event` declare anything.
+      assert.equal(evidence({ id: UUID_A, category: 'event', data: { id: UUID_B } }), undefined);
+      // An envelope of another kind declares nothing either.
+      assert.equal(evidence({ id: UUID_A, object: 'charge', data: { id: UUID_B } }), undefined);
+      assert.equal(evidence({ id: UUID_A, object: null, data: { id: UUID_B } }), undefined);
+    });
+
+    it('takes `notif` as a word of the envelope, and a declaration only when every row makes it', () => {
+      assert.match(
+        evidence({ id: UUID_A, object: 'notif_event', data: { id: UUID_B } }) ?? '',
+        /notif_event/,
+      );
+      const mixed = [
+        { id: UUID_A, object: 'event', data: { id: 'c_1' } },
+        { id: UUID_B, object: 'charge', data: { id: 'c_2' } },
+      ];
+      assert.equal(evidence(mixed), undefined);
+    });
+
+    it('names the word the ids are typed by, as written, in its evidence', () => {
+      assert.equal(
+        evidence({ id: 'WH-9UG43882HX', event: 'user.created', data: { id: UUID_B } }),
+        'its values are typed "wh", a kind of their own beside the record\'s id',
+      );
+    });
+
+    it('reads a type word only at the id’s start, and never in a UUID', () => {
+      // A date-stamped id whose word comes after its digits is typed by nothing.
+      assert.equal(evidence({ id: '20240105-ab_9', type: 'x.created', data: { id: UUID_B } }), undefined);
+      // A UUID whose first groups are all letters is a UUID, not a word before a dash.
+      const lettered = 'deadbeef-beef-4000-8000-000000000001';
+      assert.equal(evidence({ id: lettered, type: 'x.created', data: { id: UUID_B } }), undefined);
+      assert.deepEqual(guess({ id: lettered, type: 'x.created', data: { id: UUID_B } }).ids, []);
+      // A typed id carrying a UUID after its word is typed all the same.
+      assert.match(
+        evidence({ id: `evt_${UUID_A}`, type: 'x.created', data: { id: UUID_B } }) ?? '',
+        /typed "evt"/,
+      );
+    });
+
+    it('takes a delivery word only as the whole prefix', () => {
+      for (const id of ['entry_12', 'delta_5'])
+        assert.match(evidence({ id, type: 'x.created', data: { id: 'in_9' } }) ?? '', /typed/, id);
+    });
+
+    it('takes a type word only when every row’s id has the same one', () => {
+      const rows = [
+        { id: 'evt_1', type: 'x.created', data: { id: 'c_1' } },
+        { id: 'msg_2', type: 'x.created', data: { id: 'c_2' } },
+      ];
+      assert.equal(evidence(rows), undefined);
+      const same = rows.map((r, i) => ({ ...r, id: `evt_${i}` }));
+      assert.match(evidence(same) ?? '', /typed "evt"/);
+    });
+
+    it('counts only an attempt counter as a delivery’s evidence, and says so', () => {
+      assert.equal(
+        evidence({ id: UUID_A, type: 'x.created', attempt_number: 2, data: { id: UUID_B } }),
+        'the envelope counts its delivery attempts (attempt_number), so its id stays the same on a retry',
+      );
+      // A signature in the body is the delivery's too, but says nothing of the id beside it.
+      const signed = { id: UUID_A, type: 'x.created', signature: 'a3f9c2e1b7d4', data: { id: UUID_B } };
+      assert.equal(evidence(signed), undefined);
+      assert.deepEqual(guess(signed).ids, []);
+    });
+
+    it('takes a record’s id only one or two wrappers deep, every one a wrapper', () => {
+      // A second plain id beside the envelope's, at its top, wraps no record.
+      assert.deepEqual(guess({ id: UUID_A, uuid: UUID_B, type: 'x.created', total: 5 }).asks, []);
+      for (const data of [{ object: { data: { id: UUID_B } } }, { customer: { id: UUID_B } }]) {
+        const { ids, asks } = guess({ id: UUID_A, type: 'x.created', data });
+        assert.deepEqual(ids, ['id'], JSON.stringify(data));
+        assert.deepEqual(asks, [], JSON.stringify(data));
+      }
+    });
+
+    it('takes a record’s id when it differs from the envelope’s in some row, not every row', () => {
+      const rows = [
+        { id: UUID_A, type: 'x.created', data: { id: UUID_A } },
+        { id: UUID_B, type: 'x.created', data: { id: 'c_2' } },
+      ];
+      assert.deepEqual(
+        guess(rows).asks[0]?.options.map((o) => o.column),
+        ['id', 'data.id'],
+      );
+    });
+
+    it('says in the question whose each id is, and why nothing is preselected', () => {
+      const [ask] = guess({ id: UUID_A, type: 'x.created', data: { object: { id: 'in_42' } } }).asks;
+      assert.match(ask?.ask ?? '', /data\.object\.id the id of the record it wraps \(data\.object\)/);
+      assert.deepEqual(
+        ask?.options.map((o) => o.why),
+        [
+          "the envelope's id: the event's, or one delivery's",
+          'the own id of data.object, the record the envelope wraps',
+        ],
+      );
+      assert.equal(
+        ask?.noneGuessed?.why,
+        "nothing says whether the envelope's id is the event's or one delivery's",
+      );
+    });
+  });
 });
