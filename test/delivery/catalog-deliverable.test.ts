@@ -38,6 +38,7 @@ import {
   batchedKinds,
   memberEvent,
   memberRow,
+  mintedId,
   ORDINARY,
   ordinaryEvent,
   saved,
@@ -141,7 +142,7 @@ describe('segment_action: every verified destination delivers the ordinary event
           : AUDIENCE_KINDS.map((kind) => ({ kind, event: eventOf(kind) as StoredEvent }))
         : ORDINARY.map((kind) => ({
             kind: kind.kind,
-            event: ordinaryEvent(kind, `d-${v.slug}-${kind.kind}`, NOW),
+            event: ordinaryEvent(kind, mintedId(), NOW),
           }));
       if (call !== undefined) Object.assign(verdict, { audience: call });
       for (const kind of kinds) {

@@ -26,6 +26,7 @@ import {
   audienceOf,
   audienceSync,
   memberRow,
+  mintedId,
   ORDINARY,
   PERSON,
   saved,
@@ -80,7 +81,9 @@ describe('end to end: every deliverable catalogue destination through the gatewa
   let stand: Awaited<ReturnType<typeof standIn>>;
   const run = `g${Date.now().toString(36)}`;
   const eventTime = new Date(Date.now() - 60_000).toISOString();
-  const eventId = (kind: string) => `${run}-${kind}`;
+  /** Each ordinary event's id: a UUID, as the tag or the gateway mints one (mintedId). */
+  const eventIds = new Map(ORDINARY.map((k) => [k.kind, mintedId()]));
+  const eventId = (kind: string) => eventIds.get(kind) ?? kind;
   /** A person of a burst: the first burst's (`round` 0) and, where one is sent, a later one's. */
   const burstPerson = (kind: string, i: number, round = 0) =>
     `${run}-${kind}-burst${round === 0 ? '' : round}-${i}`;

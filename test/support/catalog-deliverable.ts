@@ -14,6 +14,7 @@
  * - Each ordinary event its subscriptions take (as `store` judges: core/platforms/segment-action/
  *   subscription.ts); an event none takes is skipped, as the decision layer skips it.
  */
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -163,7 +164,7 @@ export function batchedKinds(
 /** An ordinary event of a kind, as batchedKinds judges it. */
 function ordinaryOf(kind: string): StoredEvent | undefined {
   const ordinary = ORDINARY.find((o) => o.kind === kind);
-  return ordinary === undefined ? undefined : ordinaryEvent(ordinary, 'b-1', new Date(0));
+  return ordinary === undefined ? undefined : ordinaryEvent(ordinary, mintedId(), new Date(0));
 }
 
 /** A UUID for settings whose format is uuid (Friendbuy's MAPI key). */
@@ -291,7 +292,8 @@ function userTyped(
   const mapping: Record<string, unknown> = {};
   const typed: string[] = [];
   let complete = true;
-  const all = audience?.events ?? ORDINARY.map((o) => segmentEventOf(ordinaryEvent(o, 'u-1', new Date(0))));
+  const all =
+    audience?.events ?? ORDINARY.map((o) => segmentEventOf(ordinaryEvent(o, mintedId(), new Date(0))));
   const taken = (subscription: string | undefined) =>
     subscription === undefined ? [] : all.filter((e) => compileFql(subscription).takes(e));
   // An action that takes none of the ordinary events as it is gets the `when` its tests run it under.
@@ -405,7 +407,15 @@ export const ORDINARY: readonly {
   { kind: 'group', event_name: 'user_grouped', event_data: { group_id: 'g-1', traits: { name: 'Acme' } } },
 ];
 
-/** One ordinary event as stored, with its own id. */
+/**
+ * An event id as a site's events carry one: a UUID, as the browser tag mints it for each call
+ * (gateway/tag/storage.ts, v4) and the gateway for an event that comes without one (gateway/ids.ts,
+ * v7). Segment's `messageId` is that id, and actions that send it as the event's id may require a
+ * UUID (Attentive's `externalEventId`).
+ */
+export const mintedId = (): string => randomUUID();
+
+/** One ordinary event as stored, with its own id (mintedId). */
 export function ordinaryEvent(kind: (typeof ORDINARY)[number], eventId: string, time: Date): StoredEvent {
   return {
     event_name: kind.event_name,
