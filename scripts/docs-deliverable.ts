@@ -21,7 +21,7 @@ export const NOT_DELIVERED = {
   'not-taken':
     "takes none of the ordinary events: its actions have no default subscription (or one for events a site does not send), so an action's `when` must say which events go",
   'refused-before-sending':
-    'takes an ordinary event but sends nothing, even with the values typed from Segment’s tests: the action needs a field the event does not carry or carries otherwise (a UUID for a user id, a library’s context), or a value only the user knows',
+    'takes an ordinary event but sends nothing, even with the values typed from Segment’s tests and what the user’s events carry: the action needs what only Segment’s own libraries write (their `context.library`), or a mapping only the user can write (their ad account’s encryption info)',
   'no-request':
     "succeeds without sending anything: its actions hand their payload back to Segment's own pipeline (Segment's tracking API behind it), so nothing leaves here",
   'segment-service':

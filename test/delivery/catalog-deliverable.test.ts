@@ -38,12 +38,14 @@ import {
   batchedKinds,
   memberEvent,
   memberRow,
+  mintedId,
   ORDINARY,
   ordinaryEvent,
   saved,
   setUp,
   VERIFIED,
   type Verified,
+  withEventValues,
 } from '../support/catalog-deliverable.ts';
 import { standIn } from '../support/catalog-delivery.ts';
 import { REPO } from '../support/local-start.ts';
@@ -110,7 +112,7 @@ describe('segment_action: every verified destination delivers the ordinary event
     const perform = driver.perform as NonNullable<typeof driver.perform>;
     /** The run of one destination set up as a user would; `supplied`: with the values they type. */
     const deliver = async (v: Verified, supplied: boolean): Promise<Verdict> => {
-      const { destination, secrets, usable, questions, typed } = setUp(
+      const { destination, secrets, usable, questions, typed, events } = setUp(
         v,
         `${stand.base}/${v.slug}`,
         supplied,
@@ -141,7 +143,7 @@ describe('segment_action: every verified destination delivers the ordinary event
           : AUDIENCE_KINDS.map((kind) => ({ kind, event: eventOf(kind) as StoredEvent }))
         : ORDINARY.map((kind) => ({
             kind: kind.kind,
-            event: ordinaryEvent(kind, `d-${v.slug}-${kind.kind}`, NOW),
+            event: withEventValues(ordinaryEvent(kind, mintedId(), NOW), events),
           }));
       if (call !== undefined) Object.assign(verdict, { audience: call });
       for (const kind of kinds) {

@@ -4,17 +4,34 @@
  * from Segment's own test input in the committed conformance data, none written per destination.
  */
 import assert from 'node:assert/strict';
+import { segmentEventOf } from '../../core/platforms/segment-action/segment-event.ts';
 import { applyViolations } from '../../core/registry/resources.ts';
-import { audienceOf, audienceSync } from '../support/catalog-deliverable.ts';
+import {
+  audienceOf,
+  audienceSync,
+  mintedId,
+  ORDINARY,
+  ordinaryEvent,
+  setUp,
+  VERIFIED,
+  type Verified,
+  withEventValues,
+} from '../support/catalog-deliverable.ts';
 import {
   platformAnswerAt,
   recordedAnswer,
   recordedAnswerAt,
   resolved,
+  typedEventValue,
   typedField,
   typedSettings,
   typedWhen,
 } from '../support/user-supplied.ts';
+
+const UUID = /^[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/i;
+const verified = (slug: string) => VERIFIED.find((v) => v.slug === slug) as Verified;
+const ordinary = (kind: string) =>
+  ordinaryEvent(ORDINARY.find((o) => o.kind === kind) as (typeof ORDINARY)[number], mintedId(), new Date(0));
 
 describe('deliverable run: values the user supplies, from Segment’s test input', () => {
   it('gives each audience setting a destination requires a stand-in shaped as its schema asks, as apply asks', () => {
@@ -60,6 +77,26 @@ describe('deliverable run: values the user supplies, from Segment’s test input
     assert.equal(typedField('no-such-destination', 'send', 'url'), undefined);
   });
 
+  it('types what a field’s default reads from a test’s event where no test maps it and no site’s event carries it', () => {
+    // Pinterest's `app_name` reads `context.app.name`: its tests' (mobile) events carry one, a
+    // website's events never do, so the user types their app's name.
+    const appName = { '@path': '$.context.app.name' };
+    assert.equal(typedField('pinterest-conversions', 'reportConversionEvent', 'app_name'), undefined);
+    assert.equal(
+      typedField('pinterest-conversions', 'reportConversionEvent', 'app_name', [], undefined, appName),
+      'InitechGlobal',
+    );
+    const pinterest = setUp(verified('pinterest-conversions'), 'http://standin', true);
+    assert.ok(pinterest.typed.includes('reportConversionEvent.app_name'));
+    // What a site's event can carry (VWO's audience key, a property) is not typed as a constant:
+    // VWO's audience action, which takes Engage's events, is left out as before.
+    const vwo = setUp(verified('vwo'), 'http://standin', true);
+    assert.equal(
+      vwo.typed.some((t) => t.startsWith('syncAudience.')),
+      false,
+    );
+  });
+
   it('types the user’s own audience key where a test fills a field with its own event’s audience key', () => {
     // Braze Cohorts' `personas_audience_key` must repeat the audience's key: the user types theirs.
     assert.equal(
@@ -74,6 +111,65 @@ describe('deliverable run: values the user supplies, from Segment’s test input
     );
     // A field no test fills with its audience key is typed as the tests give it.
     assert.equal(typedField('webhook', 'send', 'url', [], 'vip_customers'), 'https://example.com');
+  });
+
+  it('gives the ordinary events UUID ids, as the tag and the gateway mint them', () => {
+    const a = ordinary('purchase');
+    assert.match(a.event_id, UUID);
+    assert.notEqual(ordinary('purchase').event_id, a.event_id);
+    assert.equal(segmentEventOf(a).messageId, a.event_id);
+  });
+
+  it('reads a value the tests’ events carry at a path, the first that fits', () => {
+    // Gwen's tests send UUID user ids (one refusal test sends none).
+    assert.match(String(typedEventValue('gwen', '$.userId', (x) => UUID.test(String(x)))), UUID);
+    assert.equal(typedEventValue('vwo', '$.properties.vwo_uuid'), 'ABC123');
+    assert.equal(
+      typedEventValue('vwo', '$.properties.vwo_uuid', () => false),
+      undefined,
+      'none that fits',
+    );
+    assert.equal(typedEventValue('no-such-destination', '$.userId'), undefined);
+  });
+
+  it('has the user’s events carry what an action reads of them and the ordinary events lack or carry refused', () => {
+    // A user id the field's uuid format refuses (`u-1`): the user's ids are UUIDs, as the tests'.
+    for (const slug of ['gwen', 'attentive']) {
+      const { events, typed } = setUp(verified(slug), 'http://standin', true);
+      assert.match(String(events['$.userId']), UUID, slug);
+      assert.ok(typed.includes('event.userId'), slug);
+    }
+    // A required field read from the event that no ordinary event carries: VWO's visitor id, as
+    // a property of tracks and pages and a trait of identify calls; nothing for its audience action
+    // (Engage's events, not a site's).
+    const vwo = setUp(verified('vwo'), 'http://standin', true).events;
+    assert.deepEqual(vwo, { '$.traits.vwo_uuid': 'ABC123', '$.properties.vwo_uuid': 'ABC123' });
+    // Read under another spelling of what the events carry (`orderId` beside `order_id`): a mapping
+    // for the user to write, not a value their site adds; and nothing without `supplied`.
+    const gec = setUp(verified('google-enhanced-conversions'), 'http://standin', true).events;
+    assert.equal(gec['$.properties.orderId'], undefined);
+    assert.deepEqual(setUp(verified('gwen'), 'http://standin', false).events, {});
+  });
+
+  it('puts each carried value where a site’s event carries it, for the calls that carry it', () => {
+    const values = {
+      '$.userId': 'a7c1e1de-2f0b-4a43-9d51-0c1e8e5b9f10',
+      '$.properties.vwo_uuid': 'V1',
+      '$.traits.vwo_uuid': 'V2',
+    };
+    const track = segmentEventOf(withEventValues(ordinary('purchase'), values));
+    assert.equal(track.userId, values['$.userId']);
+    assert.equal((track['properties'] as Record<string, unknown>)['vwo_uuid'], 'V1');
+    const identify = segmentEventOf(withEventValues(ordinary('identify'), values));
+    assert.equal((identify['traits'] as Record<string, unknown>)['vwo_uuid'], 'V2');
+    assert.equal(identify['properties'], undefined);
+    // A group's traits are the group's: no person's trait goes there.
+    const group = segmentEventOf(withEventValues(ordinary('group'), values));
+    assert.equal((group['traits'] as Record<string, unknown>)['vwo_uuid'], undefined);
+    // The stored event itself is left as it was.
+    const stored = ordinary('purchase');
+    withEventValues(stored, values);
+    assert.equal(stored.user_id, 'u-1');
   });
 
   it('takes the settings of a test that reached the platform before those of a refusal test', () => {

@@ -20,18 +20,21 @@ import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BigQuery } from '@google-cloud/bigquery';
+import type { StoredEvent } from '../../core/event.ts';
 import { putSecret } from '../../local/local-secrets.ts';
 import { DELIVERABLE_DATA, type DeliverableResults } from '../../scripts/docs-deliverable.ts';
 import {
   audienceOf,
   audienceSync,
   memberRow,
+  mintedId,
   ORDINARY,
   PERSON,
   saved,
   setUp,
   VERIFIED,
   type Verified,
+  withEventValues,
 } from '../support/catalog-deliverable.ts';
 import { standIn } from '../support/catalog-delivery.ts';
 import {
@@ -80,7 +83,9 @@ describe('end to end: every deliverable catalogue destination through the gatewa
   let stand: Awaited<ReturnType<typeof standIn>>;
   const run = `g${Date.now().toString(36)}`;
   const eventTime = new Date(Date.now() - 60_000).toISOString();
-  const eventId = (kind: string) => `${run}-${kind}`;
+  /** Each ordinary event's id: a UUID, as the tag or the gateway mints one (mintedId). */
+  const eventIds = new Map(ORDINARY.map((k) => [k.kind, mintedId()]));
+  const eventId = (kind: string) => eventIds.get(kind) ?? kind;
   /** A person of a burst: the first burst's (`round` 0) and, where one is sent, a later one's. */
   const burstPerson = (kind: string, i: number, round = 0) =>
     `${run}-${kind}-burst${round === 0 ? '' : round}-${i}`;
@@ -91,6 +96,21 @@ describe('end to end: every deliverable catalogue destination through the gatewa
   }));
   /** The destinations given the ordinary events, and those given their members by an audience sync. */
   const deliverable = configured.filter((d) => d.audience === undefined);
+  /**
+   * What a destination's user's events carry that the ordinary ones do not (setUp's `events`: a
+   * UUID user id, VWO's visitor id), where any: it is given its own ordinary events carrying them,
+   * each with its own id, as that user's site sends them.
+   */
+  const carrying = new Map(
+    deliverable.flatMap((d) => {
+      // Where the destination's requests go does not change them.
+      const values = setUp(d.verified, 'http://standin', d.supplied !== undefined).events;
+      if (Object.keys(values).length === 0) return [];
+      return [[d.slug, { values, ids: new Map(ORDINARY.map((k) => [k.kind, mintedId()])) }] as const];
+    }),
+  );
+  /** The id of the ordinary event of `kind` a destination is expected to deliver. */
+  const expectedId = (slug: string, kind: string) => carrying.get(slug)?.ids.get(kind) ?? eventId(kind);
   const audiences = configured.filter((d) => d.audience !== undefined);
   /** The warehouse table's members: BURST people, each entering every audience. */
   const members = Array.from({ length: BURST }, (_, i) =>
@@ -185,7 +205,12 @@ describe('end to end: every deliverable catalogue destination through the gatewa
 
   /** Each destination's delivered rows (the event ids), once every expected one is there. */
   function deliveredRows(): Promise<Map<string, Set<string>>> {
-    const ids = ORDINARY.map((k) => `'${eventId(k.kind)}'`).join(', ');
+    const ids = [
+      ...ORDINARY.map((k) => eventId(k.kind)),
+      ...[...carrying.values()].flatMap((c) => [...c.ids.values()]),
+    ]
+      .map((id) => `'${id}'`)
+      .join(', ');
     const sql = `SELECT destination, event_id FROM \`local-project.events.deliveries\` WHERE status = 'delivered' AND event_id IN (${ids})`;
     return polled<{ destination: string; event_id: string }, Map<string, Set<string>>>(
       'a delivered row for every destination and ordinary event it takes',
@@ -194,7 +219,7 @@ describe('end to end: every deliverable catalogue destination through the gatewa
         const last = new Map<string, Set<string>>();
         for (const r of rows) last.set(r.destination, (last.get(r.destination) ?? new Set()).add(r.event_id));
         const missing = deliverable.filter((d) =>
-          d.events.some((kind) => !last.get(idOf(d.slug))?.has(eventId(kind))),
+          d.events.some((kind) => !last.get(idOf(d.slug))?.has(expectedId(d.slug, kind))),
         );
         return { value: last, done: missing.length === 0 };
       },
@@ -288,9 +313,28 @@ describe('end to end: every deliverable catalogue destination through the gatewa
     const secretManager = `http://127.0.0.1:${local.ports['secret-manager']}`;
     for (const [name, value] of secrets) await putSecret(secretManager, 'local-project', name, value);
     started = Date.now();
-    await Promise.all(
-      ORDINARY.map((kind) => publishEvent(local, kind.event_name, body(kind, eventId(kind.kind)))),
-    );
+    await Promise.all([
+      ...ORDINARY.map((kind) => publishEvent(local, kind.event_name, body(kind, eventId(kind.kind)))),
+      // Each carrying destination's own: the ordinary events with what its user's events carry.
+      ...[...carrying.values()].flatMap(({ values, ids }) =>
+        ORDINARY.map((kind) => {
+          const own = withEventValues(
+            {
+              event_name: kind.event_name,
+              user_id: PERSON.user_id,
+              event_data: structuredClone(kind.event_data),
+            } as unknown as StoredEvent,
+            values,
+          );
+          const id = ids.get(kind.kind) as string;
+          return publishEvent(local, kind.event_name, {
+            ...body(kind, id),
+            user_id: own.user_id,
+            ...own.event_data,
+          });
+        }),
+      ),
+    ]);
     rows = await deliveredRows();
     deliveredAfterMs = Date.now() - started;
     // The burst: once every destination has answered (warm), BURST events of each batched kind at
@@ -338,7 +382,7 @@ describe('end to end: every deliverable catalogue destination through the gatewa
     );
     const missing = deliverable.flatMap((d) =>
       d.events
-        .filter((kind) => !rows.get(idOf(d.slug))?.has(eventId(kind)))
+        .filter((kind) => !rows.get(idOf(d.slug))?.has(expectedId(d.slug, kind)))
         .map((kind) => `${d.slug}: ${kind}`),
     );
     assert.deepEqual(missing, []);

@@ -14,6 +14,7 @@
  * - Each ordinary event its subscriptions take (as `store` judges: core/platforms/segment-action/
  *   subscription.ts); an event none takes is skipped, as the decision layer skips it.
  */
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -28,7 +29,7 @@ import { environmentRoles } from '../../core/platforms/segment-action/environmen
 import { compileFql } from '../../core/platforms/segment-action/fql.ts';
 import { OAUTH_ROLES } from '../../core/platforms/segment-action/oauth.ts';
 import { subscriptionOf } from '../../core/platforms/segment-action/presets.ts';
-import { segmentEventOf } from '../../core/platforms/segment-action/segment-event.ts';
+import { CALL_TYPES, segmentEventOf } from '../../core/platforms/segment-action/segment-event.ts';
 import {
   type DefaultSubscriptions,
   segmentActionTakes,
@@ -38,7 +39,14 @@ import { type AudienceDestination, audienceEvents, keptForExit } from '../../cor
 import type { SyncVersion } from '../../core/syncs/syncs.ts';
 import type { Connection, Destination, SegmentActionSetting, Settings } from '../../schemas/settings.ts';
 import { REPO } from './local-start.ts';
-import { resolved, typedAudience, typedField, typedSettings, typedWhen } from './user-supplied.ts';
+import {
+  resolved,
+  typedAudience,
+  typedEventValue,
+  typedField,
+  typedSettings,
+  typedWhen,
+} from './user-supplied.ts';
 
 export interface Verified {
   readonly slug: string;
@@ -64,7 +72,12 @@ interface Definition {
       readonly performBatch?: unknown;
       readonly fields: Record<
         string,
-        { readonly required?: boolean; readonly default?: unknown; readonly unsafe_hidden?: boolean }
+        {
+          readonly required?: boolean;
+          readonly default?: unknown;
+          readonly unsafe_hidden?: boolean;
+          readonly properties?: Record<string, { readonly format?: string }>;
+        }
       >;
     }
   >;
@@ -163,7 +176,7 @@ export function batchedKinds(
 /** An ordinary event of a kind, as batchedKinds judges it. */
 function ordinaryOf(kind: string): StoredEvent | undefined {
   const ordinary = ORDINARY.find((o) => o.kind === kind);
-  return ordinary === undefined ? undefined : ordinaryEvent(ordinary, 'b-1', new Date(0));
+  return ordinary === undefined ? undefined : ordinaryEvent(ordinary, mintedId(), new Date(0));
 }
 
 /** A UUID for settings whose format is uuid (Friendbuy's MAPI key). */
@@ -201,8 +214,13 @@ export function setUp(
   secrets: Record<string, string>;
   usable: boolean;
   questions: string[];
-  /** With `supplied`: the settings and `<action>.<field>` the user typed, and the `when`s they wrote. */
+  /**
+   * With `supplied`: the settings and `<action>.<field>` the user typed, the `when`s they wrote,
+   * and (`event.<path>`) what their events carry that the ordinary ones do not.
+   */
   typed: string[];
+  /** With `supplied`: what the user's events carry (by Segment path), for withEventValues. */
+  events: Record<string, unknown>;
 } {
   const entry = CATALOG.get(v.slug);
   const formats = definitionOf(v.slug).authentication?.fields ?? {};
@@ -236,9 +254,13 @@ export function setUp(
     config,
   } as Destination;
   if (runsPresets(v.slug) && !supplied)
-    return { destination: base_, secrets, usable: true, questions: [], typed };
+    return { destination: base_, secrets, usable: true, questions: [], typed, events: {} };
   // An audience destination's actions are judged against its audience's events, not a site's.
   const audience = audienceOnly(v) ? userAudience(v.slug, supplied) : undefined;
+  // What the user's own events carry where the actions read them (their person ids' shape, the
+  // visitor id a platform's script sets): as the destination's tests' events carry it.
+  const events = supplied && audience === undefined ? eventValues(v) : {};
+  typed.push(...Object.keys(events).map((path) => `event.${path.replace(/^\$\./, '')}`));
   // What the settings check asks of each action alone (a connection is judged by the environment).
   const named = { ...base_, secrets: Object.fromEntries(Object.keys(secrets).map((k) => [k, 'NAME'])) };
   const actions: SegmentActionSetting[] = [];
@@ -248,7 +270,7 @@ export function setUp(
     if (action === undefined) continue;
     const suggested = suggestAction(action);
     const mine = supplied
-      ? userTyped(v.slug, action, suggested, audience)
+      ? userTyped(v.slug, action, suggested, audience, events)
       : { mapping: {}, typed: [], complete: true };
     // A user leaves out an action with a required field they have nothing to type into.
     if (!mine.complete) continue;
@@ -271,6 +293,7 @@ export function setUp(
     usable: actions.length > 0,
     questions: actions.length > 0 ? [] : [...questions],
     typed,
+    events,
   };
 }
 
@@ -287,11 +310,14 @@ function userTyped(
   action: CatalogAction,
   suggested: ReturnType<typeof suggestAction>,
   audience?: UserAudience,
+  values: Readonly<Record<string, unknown>> = {},
 ): { mapping: Record<string, unknown>; when?: string; typed: string[]; complete: boolean } {
   const mapping: Record<string, unknown> = {};
   const typed: string[] = [];
   let complete = true;
-  const all = audience?.events ?? ORDINARY.map((o) => segmentEventOf(ordinaryEvent(o, 'u-1', new Date(0))));
+  const all =
+    audience?.events ??
+    ORDINARY.map((o) => segmentEventOf(withEventValues(ordinaryEvent(o, mintedId(), new Date(0)), values)));
   const taken = (subscription: string | undefined) =>
     subscription === undefined ? [] : all.filter((e) => compileFql(subscription).takes(e));
   // An action that takes none of the ordinary events as it is gets the `when` its tests run it under.
@@ -309,7 +335,11 @@ function userTyped(
       return value === undefined || value === null || value === '';
     });
     if (!suggested.questions.includes(f.key) && !empty) continue;
-    const value = typedField(slug, action.key, f.key, events, audience?.key);
+    // What no site's event carries where the default reads it (an app's name: `context.app.name`),
+    // Engage's audience fields aside, the user types as the tests' events give it.
+    const path = pathOf(given);
+    const uncarried = path !== undefined && !ENGAGE.test(path) && !carried(path) ? given : undefined;
+    const value = typedField(slug, action.key, f.key, events, audience?.key, uncarried);
     if (value === undefined) {
       if (f.required && !f.conditional) complete = false;
       continue;
@@ -405,7 +435,15 @@ export const ORDINARY: readonly {
   { kind: 'group', event_name: 'user_grouped', event_data: { group_id: 'g-1', traits: { name: 'Acme' } } },
 ];
 
-/** One ordinary event as stored, with its own id. */
+/**
+ * An event id as a site's events carry one: a UUID, as the browser tag mints it for each call
+ * (gateway/tag/storage.ts, v4) and the gateway for an event that comes without one (gateway/ids.ts,
+ * v7). Segment's `messageId` is that id, and actions that send it as the event's id may require a
+ * UUID (Attentive's `externalEventId`).
+ */
+export const mintedId = (): string => randomUUID();
+
+/** One ordinary event as stored, with its own id (mintedId). */
 export function ordinaryEvent(kind: (typeof ORDINARY)[number], eventId: string, time: Date): StoredEvent {
   return {
     event_name: kind.event_name,
@@ -414,6 +452,127 @@ export function ordinaryEvent(kind: (typeof ORDINARY)[number], eventId: string, 
     ...structuredClone(PERSON),
     event_data: structuredClone(kind.event_data),
   } as unknown as StoredEvent;
+}
+
+/**
+ * The ordinary event as a user's site sends it when it carries `values` (by Segment path, from
+ * eventValues): `$.userId` as the person's id, `$.properties.<name>` as a field of a track's or a
+ * page's data, `$.traits.<name>` as a trait of an identify call — where a site's tag puts them.
+ */
+export function withEventValues(stored: StoredEvent, values: Readonly<Record<string, unknown>>): StoredEvent {
+  const out = structuredClone(stored) as StoredEvent & { user_id?: string };
+  const data = out.event_data as Record<string, unknown>;
+  const call = CALL_TYPES[out.event_name] ?? 'track';
+  for (const [path, value] of Object.entries(values)) {
+    const m = /^\$\.(properties|traits)\.([A-Za-z_][A-Za-z0-9_]*)$/.exec(path);
+    if (path === '$.userId') out.user_id = String(value);
+    else if (m?.[1] === 'properties' && m[2] !== undefined && (call === 'track' || call === 'page'))
+      data[m[2]] = value;
+    else if (m?.[1] === 'traits' && m[2] !== undefined && call === 'identify')
+      data['traits'] = { ...(data['traits'] as object | undefined), [m[2]]: value };
+  }
+  return out;
+}
+
+/** Whether a site's event can carry a value at `path` (withEventValues puts it where it is read). */
+function carried(path: string): boolean {
+  const probe = 'carried-probe';
+  return ORDINARY.some(
+    (o) =>
+      resolved(
+        { '@path': path },
+        segmentEventOf(withEventValues(ordinaryEvent(o, mintedId(), new Date(0)), { [path]: probe })),
+      ) === probe,
+  );
+}
+
+/** The path of a mapping-kit `@path` directive given alone, else undefined. */
+function pathOf(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null || Object.keys(value).length !== 1) return undefined;
+  const path = (value as Record<string, unknown>)['@path'];
+  return typeof path === 'string' ? path : undefined;
+}
+
+/** A name without case and separators: `orderId`, `order_id` and `OrderID` are one. */
+const bare = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, '');
+
+/**
+ * Whether the events carry what `path` reads under another spelling (`$.properties.orderId` beside
+ * the `order_id` they have): that is the user's mapping to write, not a value their site adds.
+ */
+function spelledOtherwise(path: string, events: readonly unknown[]): boolean {
+  const at = path.lastIndexOf('.');
+  const parent = path.slice(0, at);
+  const name = bare(path.slice(at + 1));
+  return events.some((e) => {
+    const siblings = resolved({ '@path': parent }, e);
+    return (
+      typeof siblings === 'object' && siblings !== null && Object.keys(siblings).some((k) => bare(k) === name)
+    );
+  });
+}
+
+/** RFC 9562's text form, as JSON Schema's `uuid` format (ajv-formats) takes it. */
+const UUID = /^(?:urn:uuid:)?[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/i;
+/** Whether a value fits a field's format: only `uuid` is judged (an id the platform keys by). */
+const fits = (format: string | undefined) => (value: unknown) =>
+  format !== 'uuid' || (typeof value === 'string' && UUID.test(value));
+
+/**
+ * What the user's own events carry that the ordinary ones do not, by Segment path: for each
+ * field of a verified action (or property of an object field) that reads the event at one path
+ * (`{"@path": "$.properties.vwo_uuid"}`) and that is required but empty on every ordinary event
+ * the action takes, mapped by none of the tests and carried by them under no other spelling
+ * (spelledOtherwise), or given there a value its format refuses (a
+ * user id that is not a UUID),
+ * the value the destination's tests' events carry at that path (test/support/user-supplied.ts),
+ * where a site's event can carry it (carried); none for an action that takes no ordinary event as
+ * it is (its events are Engage's audiences, or its `when` is typed). A site that sends VWO's
+ * visitor id, or whose user ids are UUIDs, sends these.
+ */
+function eventValues(v: Verified): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const definition = definitionOf(v.slug);
+  const ordinary = ORDINARY.map((o) => segmentEventOf(ordinaryEvent(o, mintedId(), new Date(0))));
+  for (const key of v.actions) {
+    const action = catalogEntry(v.slug)?.actions.find((a) => a.key === key);
+    if (action === undefined) continue;
+    const suggested = suggestAction(action);
+    const own = suggested.when ?? action.defaultSubscription;
+    // Only for the events an action takes as it is: a site sends nothing for Engage's audiences.
+    const events = own === undefined ? [] : ordinary.filter((e) => compileFql(own).takes(e));
+    if (events.length === 0) continue;
+    for (const f of action.fields) {
+      const given = suggested.mapping[f.key] ?? f.default;
+      const reads: { path: string | undefined; format?: string; required: boolean }[] = [
+        {
+          path: pathOf(given),
+          ...(f.format ? { format: f.format } : {}),
+          required: f.required && !f.conditional,
+        },
+      ];
+      if (pathOf(given) === undefined && typeof given === 'object' && given !== null)
+        for (const [k, sub] of Object.entries(given)) {
+          const format = definition.actions[key]?.fields[f.key]?.properties?.[k]?.format;
+          reads.push({ path: pathOf(sub), ...(format ? { format } : {}), required: false });
+        }
+      for (const { path, format, required } of reads) {
+        if (path === undefined || path in out) continue;
+        const values = events.map((e) => resolved({ '@path': path }, e));
+        const present = values.filter((x) => x !== undefined && x !== null && x !== '');
+        // A required field the tests map is typed as they map it (userTyped), not carried.
+        const empty =
+          required &&
+          present.length === 0 &&
+          !spelledOtherwise(path, events) &&
+          typedField(v.slug, key, f.key, events) === undefined;
+        if (!(empty || present.some((x) => !fits(format)(x))) || !carried(path)) continue;
+        const value = typedEventValue(v.slug, path, fits(format));
+        if (value !== undefined) out[path] = value;
+      }
+    }
+  }
+  return out;
 }
 
 /** A settings key's secret name in an environment (`DLV_<SLUG>_<KEY>`). */

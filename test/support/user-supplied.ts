@@ -107,7 +107,10 @@ function audienceKeyOf(event: Record<string, unknown> | undefined): unknown {
  * With `audienceKey` (the key of the user's own audience, the sync's): a field some test fills with
  * its own event's audience key (Braze Cohorts' `personas_audience_key`, "the `audience_key` of the
  * Engage audience you want to sync") is that key, so the user types their audience's key — never
- * the other test audience's word another case typed to see a mismatch refused.
+ * the other test audience's word another case typed to see a mismatch refused. With `reads` (the
+ * field's default directive) and no test mapping the field: the scalar that directive reads from a
+ * test's own event (Pinterest's `app_name`, which its tests' mobile events carry as
+ * `context.app.name`), typed as it is — what the user types where their events carry none.
  */
 export function typedField(
   slug: string,
@@ -115,6 +118,7 @@ export function typedField(
   field: string,
   events: readonly unknown[] = [],
   audienceKey?: string,
+  reads?: unknown,
 ): unknown {
   const mappedIn = (c: Case) => c.destination?.actions.find((a) => a.action === action)?.mapping?.[field];
   if (
@@ -133,6 +137,32 @@ export function typedField(
     const mine = typed(value, c.event ?? c.events?.[0]);
     if (!absent(mine)) return mine;
   }
+  // No test maps it: what the field's own default (`reads`) takes from a test's event, typed.
+  if (typeof reads === 'object' && reads !== null)
+    for (const c of casesOf(slug)) {
+      const mine = typed(reads, c.event ?? c.events?.[0]);
+      if (!absent(mine) && typeof mine !== 'object') return mine;
+    }
+  return undefined;
+}
+
+/**
+ * What the destination's tests' events carry at `path` (a mapping-kit path into the event,
+ * `$.userId`, `$.properties.vwo_uuid`): the first value of their events that is present and
+ * `fits` (a UUID where the field's format is one), else undefined. What a user's own events carry
+ * there when their site sends what the destination reads: the visitor id VWO's script sets, a
+ * person id of the shape the platform keys its users by.
+ */
+export function typedEventValue(
+  slug: string,
+  path: string,
+  fits: (value: unknown) => boolean = () => true,
+): unknown {
+  for (const c of casesOf(slug))
+    for (const event of c.events ?? (c.event === undefined ? [] : [c.event])) {
+      const value = resolved({ '@path': path }, event);
+      if (!absent(value) && fits(value)) return value;
+    }
   return undefined;
 }
 
