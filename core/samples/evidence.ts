@@ -171,6 +171,12 @@ const idShaped = (v: unknown) =>
  * the person's own object (`customer.id`), never from an e-mail, a URL, a time or a flag, nor
  * from the id of a collection the person is in (`customerList`, `customer_group_id`).
  */
+/** Whether a column's leaf is named as a phone (`phone`, `mobile_phone`, `checkout_phone`, `telefone`). */
+export function phoneNamed(column: string): boolean {
+  const words = leafWords(column);
+  return words.some((w) => PHONE_WORDS.has(w)) || PHONE_WORDS.has(words.join(''));
+}
+
 export function identityEvidence(target: string, f: InferredField, role: RoleReading): string | undefined {
   const words = leafWords(f.name);
   const first = f.examples[0];
@@ -178,7 +184,7 @@ export function identityEvidence(target: string, f: InferredField, role: RoleRea
   if (target === 'user.email')
     return f.format === 'email' ? undefined : `its values (${shown}) are not e-mail addresses`;
   if (target === 'user.phone') {
-    const named = words.some((w) => PHONE_WORDS.has(w)) || PHONE_WORDS.has(words.join(''));
+    const named = phoneNamed(f.name);
     const number = f.type === 'integer' && f.examples.every((v) => digits(v) >= 7 && digits(v) <= 15);
     // Under a phone's name, text of digits alone is a number written without its separators
     // (`5511999997777`); under any other name such text is as likely an id, and is not read so,
