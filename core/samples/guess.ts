@@ -42,7 +42,7 @@ import { dataFieldName, type MappingSuggestion, type SuggestColumn, suggestMappi
 import { transactionCountryQuestion } from './transaction-country.ts';
 import { actorAbove, thinEvidenceQuestions } from './two-evidence.ts';
 import { unplacedEmailQuestion } from './unplaced-email.ts';
-import { unplacedPhoneQuestion } from './unplaced-phone.ts';
+import { messageNumbersQuestion, unplacedPhoneQuestion } from './unplaced-phone.ts';
 
 export { eventNameGuess } from './event-name.ts';
 export type { Evidence, Question } from './questions.ts';
@@ -491,7 +491,8 @@ export function guessChoices(
   if (partyIdAsk) questions.push(partyIdAsk);
   const emailAsk = unplacedEmailQuestion(base, fields, questions);
   if (emailAsk) questions.push(emailAsk);
-  const phoneAsk = unplacedPhoneQuestion(base, fields, questions);
+  const phoneAsk =
+    unplacedPhoneQuestion(base, fields, questions) ?? messageNumbersQuestion(base, fields, questions);
   if (phoneAsk) questions.push(phoneAsk);
   const rivals = amountRivals(fields, rows, base, suggestions);
   if (rivals) questions.push(rivals);

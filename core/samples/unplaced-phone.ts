@@ -65,3 +65,62 @@ export function unplacedPhoneQuestion(
     none: 'nothing says which number, if any, is the person’s',
   });
 }
+
+/** The two ends of a message, sending side first: `from`/`to`, `sender`/`recipient`. */
+const ENDS: readonly (readonly [string, string])[] = [
+  ['from', 'to'],
+  ['sender', 'recipient'],
+  ['source', 'destination'],
+];
+/** Leaf words of a message's own text (`text`, `body`, `MessageText`, `content`). */
+const TEXT_WORDS = new Set(['text', 'body', 'content', 'caption']);
+/** A number as text of digits alone, its `+` optional: 8 to 15 of them. */
+const DIGITS = /^\+?\d{8,15}$/;
+
+const leafOf = (column: string) => nameWords(column.slice(column.lastIndexOf('.') + 1)).join('');
+const numbers = (f: InferredField) =>
+  f.examples.length > 0 && (f.format === 'phone' || f.examples.every((v) => DIGITS.test(String(v))));
+
+/**
+ * A message's two numbers (docs/creator-inference.md, "A phone no rule placed"): with no column
+ * taken or asked about as the person's phone, a message record (a text, a body beside them) whose
+ * `from` and `to` (or sender and recipient) both hold numbers of 8 to 15 digits, written without
+ * a `+` and so not read as phones (`"14165550100"`), has the person's number at one end: which
+ * one depends on the way the message went, and digits alone may as well be an account's, so both
+ * are offered with no answer preselected, nothing filled. Undefined where there is no such pair.
+ */
+export function messageNumbersQuestion(
+  base: readonly RuleGuess[],
+  fields: readonly InferredField[],
+  questions: readonly Question[],
+): Question | undefined {
+  if (base.some((g) => g.target === PHONE)) return undefined;
+  if (questions.some((q) => (q.field ?? q.target) === PHONE)) return undefined;
+  const kept = new Set(base.filter((g) => g.target === 'event_data').map((g) => g.column));
+  const under = (p: string) => fields.filter((f) => parent(f.name) === p);
+  for (const f of fields) {
+    if (!kept.has(f.name) || !numbers(f) || businessParty(f.name) || actorAbove(f.name)) continue;
+    const end = ENDS.find(([from]) => leafOf(f.name) === from);
+    if (!end) continue;
+    const siblings = under(parent(f.name));
+    const to = siblings.find((s) => leafOf(s.name) === end[1] && kept.has(s.name) && numbers(s));
+    const text = siblings.some(
+      (s) =>
+        s.type === 'string' &&
+        nameWords(s.name.slice(s.name.lastIndexOf('.') + 1)).some((w) => TEXT_WORDS.has(w)),
+    );
+    if (!to || !text) continue;
+    return {
+      target: PHONE,
+      ask: `Is one of ${f.name} and ${to.name} the person's phone number? Both hold a message's numbers, but nothing says which end is the person's.`,
+      options: [
+        { column: f.name, why: `the number the message came from: the person's when it came in` },
+        { column: to.name, why: `the number the message went to: the person's when it went out` },
+      ],
+      noneGuessed: {
+        why: 'nothing says which way the message went, nor that these digits are phone numbers',
+      },
+    };
+  }
+  return undefined;
+}

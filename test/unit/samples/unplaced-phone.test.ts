@@ -104,3 +104,53 @@ describe('the creator: a phone no rule placed', () => {
     assert.equal(unplacedPhoneQuestion(base, [f], []), undefined);
   });
 });
+
+describe('the creator: a message’s two numbers', () => {
+  it('offers both ends of a text message, none preselected, nothing filled', () => {
+    for (const [body, from, to] of [
+      [{ id: 'm1', from: '14165550100', to: '12362320246', body: 'Call me back' }, 'from', 'to'],
+      [
+        { results: { From: '19195551212', To: '15055551212', MessageText: 'Hi' } },
+        'results.From',
+        'results.To',
+      ],
+      [
+        { sms: { sender: '385916242493', recipient: '385921004026', text: 'QUIZ' } },
+        'sms.sender',
+        'sms.recipient',
+      ],
+    ] as const) {
+      const { ask, taken } = read(body);
+      assert.deepEqual(
+        ask?.options.map((o) => o.column),
+        [from, to],
+        from,
+      );
+      assert.ok(ask?.noneGuessed, from);
+      assert.deepEqual(taken, [], from);
+    }
+  });
+
+  it('offers nothing without a message’s text, a second end, or digits of a phone’s length', () => {
+    // A transfer between two account numbers: digits at both ends, but no message.
+    assert.equal(read({ id: 't1', from: '12345678901', to: '10987654321', amount: 12 }).ask, undefined);
+    assert.equal(read({ id: 'm1', from: '14165550100', body: 'Hi' }).ask, undefined, 'no other end');
+    assert.equal(read({ id: 'm1', from: 'alice', to: 'bob', text: 'Hi' }).ask, undefined, 'names');
+    assert.equal(
+      read({ id: 'm1', from: '1234567', to: '7654321', text: 'Hi' }).ask,
+      undefined,
+      'seven digits',
+    );
+    assert.equal(
+      read({ id: 'm1', from: '1234567890123456', to: '6543210987654321', text: 'Hi' }).ask,
+      undefined,
+      'sixteen digits',
+    );
+  });
+
+  it('leaves a message whose numbers already read as phones to the rules that read them', () => {
+    const { ask, taken } = read({ direction: 'inbound', from: '+14155552671', to: '+18445550001', text: 'Hi' });
+    assert.deepEqual(taken, ['from']);
+    assert.doesNotMatch(ask?.ask ?? '', /message's numbers/);
+  });
+});
