@@ -27,7 +27,7 @@ import { deliveredIdQuestion, ownIdQuestion } from './own-id.ts';
 import { partyRole, unclaimedDetailQuestions } from './party.ts';
 import { partyIdQuestion } from './party-id.ts';
 import { lonePersonIdQuestions } from './person-id-evidence.ts';
-import { personRecordIdQuestion } from './person-record.ts';
+import { personRecordIdQuestion, personRecordOwnIdQuestion } from './person-record.ts';
 import { personalDetail } from './personal.ts';
 import { currencyBeside, priceBesideCurrency } from './price-value.ts';
 import { type Evidence, evidenceOf, type Question, questionsFor } from './questions.ts';
@@ -487,7 +487,8 @@ export function guessChoices(
   questions.push(
     ...rivalPartyQuestions(fields, base, new Set(questions.flatMap((q) => q.options.map((o) => o.column)))),
   );
-  const partyIdAsk = partyIdQuestion(base, fields, rows, questions);
+  const partyIdAsk =
+    partyIdQuestion(base, fields, rows, questions) ?? personRecordOwnIdQuestion(base, fields, questions);
   if (partyIdAsk) questions.push(partyIdAsk);
   const emailAsk = unplacedEmailQuestion(base, fields, questions);
   if (emailAsk) questions.push(emailAsk);
