@@ -695,7 +695,8 @@ function personIdFromObject(
   const column = personObjectId(fields, role);
   const i = base.findIndex((g) => g.column === column);
   const was = base[i];
-  if (!column || !was || was.target !== 'event_data') return;
+  // `client.id` glues into GA's `clientid`, a browser's id; the plain id of a person's object is theirs.
+  if (!column || !was || (was.target !== 'event_data' && was.target !== 'anonymous_id')) return;
   const owner = column.slice(0, column.lastIndexOf('.'));
   base[i] = { column, target: 'user.external_id', why: `the id of ${owner}: the person’s own object` };
 }
