@@ -42,7 +42,7 @@ import { dataFieldName, type MappingSuggestion, type SuggestColumn, suggestMappi
 import { transactionCountryQuestion } from './transaction-country.ts';
 import { actorAbove, thinEvidenceQuestions } from './two-evidence.ts';
 import { unplacedEmailQuestion } from './unplaced-email.ts';
-import { messageNumbersQuestion, unplacedPhoneQuestion } from './unplaced-phone.ts';
+import { messageNumbersQuestion, unplacedPhoneQuestion, whatsappIdQuestion } from './unplaced-phone.ts';
 
 export { eventNameGuess } from './event-name.ts';
 export type { Evidence, Question } from './questions.ts';
@@ -493,7 +493,9 @@ export function guessChoices(
   const emailAsk = unplacedEmailQuestion(base, fields, questions);
   if (emailAsk) questions.push(emailAsk);
   const phoneAsk =
-    unplacedPhoneQuestion(base, fields, questions) ?? messageNumbersQuestion(base, fields, questions);
+    unplacedPhoneQuestion(base, fields, questions) ??
+    messageNumbersQuestion(base, fields, questions) ??
+    whatsappIdQuestion(base, fields, questions);
   if (phoneAsk) questions.push(phoneAsk);
   const rivals = amountRivals(fields, rows, base, suggestions);
   if (rivals) questions.push(rivals);

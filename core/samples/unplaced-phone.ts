@@ -14,6 +14,7 @@ import { askColumns } from './ask-columns.ts';
 import { identityEvidence, leafSide, phoneNamed } from './evidence.ts';
 import { nameWords } from './names.ts';
 import { businessParty } from './party.ts';
+import { WHATSAPP_ID } from './personal.ts';
 import type { Question } from './questions.ts';
 import type { RuleGuess } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
@@ -123,4 +124,40 @@ export function messageNumbersQuestion(
     };
   }
   return undefined;
+}
+
+/**
+ * WhatsApp ids (docs/creator-inference.md, "A phone no rule placed"): with no column taken or
+ * asked about as the person's phone, columns whose every value is a WhatsApp user's id hold a
+ * phone number each, the session's own as well as the contact's, and which is the person's only
+ * the way the message went says: up to three are offered with no answer preselected, never one
+ * of a business party's or under the business's side (`instanceData.wid`).
+ */
+export function whatsappIdQuestion(
+  base: readonly RuleGuess[],
+  fields: readonly InferredField[],
+  questions: readonly Question[],
+): Question | undefined {
+  if (base.some((g) => g.target === PHONE)) return undefined;
+  if (questions.some((q) => (q.field ?? q.target) === PHONE)) return undefined;
+  const kept = new Set(base.filter((g) => g.target === 'event_data').map((g) => g.column));
+  const ids = fields.filter(
+    (f) =>
+      kept.has(f.name) &&
+      f.examples.length > 0 &&
+      f.examples.every((v) => WHATSAPP_ID.test(String(v))) &&
+      businessParty(f.name) === undefined &&
+      actorAbove(f.name) === undefined &&
+      !f.name.split('.').some((p) => leafSide(p)?.side === 'business'),
+  );
+  if (ids.length === 0) return undefined;
+  return {
+    target: PHONE,
+    ask: "Is one of these the person's phone number? Each is a WhatsApp id, a number and the service's suffix, but nothing says whose.",
+    options: ids.slice(0, 3).map((f) => ({
+      column: f.name,
+      why: 'a WhatsApp id: the number of whoever it names, the session’s own or the contact’s',
+    })),
+    noneGuessed: { why: 'nothing says which WhatsApp id, if any, is the person’s' },
+  };
 }

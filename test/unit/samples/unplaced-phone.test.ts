@@ -149,8 +149,41 @@ describe('the creator: a message’s two numbers', () => {
   });
 
   it('leaves a message whose numbers already read as phones to the rules that read them', () => {
-    const { ask, taken } = read({ direction: 'inbound', from: '+14155552671', to: '+18445550001', text: 'Hi' });
+    const { ask, taken } = read({
+      direction: 'inbound',
+      from: '+14155552671',
+      to: '+18445550001',
+      text: 'Hi',
+    });
     assert.deepEqual(taken, ['from']);
     assert.doesNotMatch(ask?.ask ?? '', /message's numbers/);
+  });
+});
+
+describe('the creator: WhatsApp ids', () => {
+  it('offers the columns holding WhatsApp users’ ids, none preselected, each marked personal', () => {
+    const { g, ask, taken } = read({
+      event: 'message.reaction',
+      payload: { from: '79111111111@c.us', to: '79222222222@c.us', reaction: { text: 'ok' } },
+    });
+    assert.deepEqual(
+      ask?.options.map((o) => o.column),
+      ['payload.from', 'payload.to'],
+    );
+    assert.ok(ask?.noneGuessed);
+    assert.deepEqual(taken, []);
+    const chat = read({ senderData: { chatId: '71231234567@s.whatsapp.net', chatName: 'Ana' } });
+    assert.deepEqual(
+      chat.ask?.options.map((o) => o.column),
+      ['senderData.chatId'],
+    );
+    assert.equal(chat.g.columns.find((c) => c.column === 'senderData.chatId')?.personal, true);
+    assert.equal(g.columns.find((c) => c.column === 'payload.to')?.personal, true);
+  });
+
+  it('never offers a group’s id, a message id holding a number, or the business’s own instance', () => {
+    assert.equal(read({ payload: { chatId: '120363040000000000@g.us', text: 'hi' } }).ask, undefined);
+    assert.equal(read({ payload: { id: 'false_79111111111@c.us_3EB0', text: 'hi' } }).ask, undefined);
+    assert.equal(read({ instanceData: { wid: '71234567890@c.us' }, text: 'hi' }).ask, undefined);
   });
 });
