@@ -147,8 +147,16 @@ const PHONE_WORDS = new Set([
   'cell',
   'cellphone',
   'msisdn',
+  'telefone',
+  'telefono',
+  'telefon',
+  'celular',
 ]);
 const digits = (v: unknown) => String(v).replace(/\D/g, '').length;
+/** A phone number written as text of digits alone, its `+` optional: 8 to 15 of them (E.164's most). */
+const DIGIT_TEXT = /^\+?\d{8,15}$/;
+/** A date written as eight digits (`20260115`): no phone, whatever its name. */
+const COMPACT_DATE = /^(?:19|20)\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])$/;
 /** An id's shape: one token of letters, digits and `_-:.$`, with a digit in it (`cus_9s6XK`, `1234`, a UUID). */
 const idShaped = (v: unknown) =>
   typeof v === 'number'
@@ -163,6 +171,12 @@ const idShaped = (v: unknown) =>
  * the person's own object (`customer.id`), never from an e-mail, a URL, a time or a flag, nor
  * from the id of a collection the person is in (`customerList`, `customer_group_id`).
  */
+/** Whether a column's leaf is named as a phone (`phone`, `mobile_phone`, `checkout_phone`, `telefone`). */
+export function phoneNamed(column: string): boolean {
+  const words = leafWords(column);
+  return words.some((w) => PHONE_WORDS.has(w)) || PHONE_WORDS.has(words.join(''));
+}
+
 export function identityEvidence(target: string, f: InferredField, role: RoleReading): string | undefined {
   const words = leafWords(f.name);
   const first = f.examples[0];
@@ -170,9 +184,20 @@ export function identityEvidence(target: string, f: InferredField, role: RoleRea
   if (target === 'user.email')
     return f.format === 'email' ? undefined : `its values (${shown}) are not e-mail addresses`;
   if (target === 'user.phone') {
-    const named = words.some((w) => PHONE_WORDS.has(w)) || PHONE_WORDS.has(words.join(''));
+    const named = phoneNamed(f.name);
     const number = f.type === 'integer' && f.examples.every((v) => digits(v) >= 7 && digits(v) <= 15);
-    if (!(f.format === 'phone' || number)) return `its values (${shown}) do not read as phone numbers`;
+    // Under a phone's name, text of digits alone is a number written without its separators
+    // (`5511999997777`); under any other name such text is as likely an id, and is not read so,
+    // nor is text the values read as something else (a date, epoch seconds).
+    const text =
+      named &&
+      f.type === 'string' &&
+      f.format === undefined &&
+      f.pattern === undefined &&
+      f.examples.length > 0 &&
+      f.examples.every((v) => DIGIT_TEXT.test(String(v)) && !COMPACT_DATE.test(String(v)));
+    if (!(f.format === 'phone' || number || text))
+      return `its values (${shown}) do not read as phone numbers`;
     if (!named && !f.examples.every((v) => String(v).trim().startsWith('+')))
       return `nothing in its name says phone, and its values (${shown}) have no country code`;
     return undefined;

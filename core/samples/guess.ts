@@ -27,7 +27,7 @@ import { deliveredIdQuestion, ownIdQuestion } from './own-id.ts';
 import { partyRole, unclaimedDetailQuestions } from './party.ts';
 import { partyIdQuestion } from './party-id.ts';
 import { lonePersonIdQuestions } from './person-id-evidence.ts';
-import { personRecordIdQuestion } from './person-record.ts';
+import { personRecordIdQuestion, personRecordOwnIdQuestion } from './person-record.ts';
 import { personalDetail } from './personal.ts';
 import { currencyBeside, priceBesideCurrency } from './price-value.ts';
 import { type Evidence, evidenceOf, type Question, questionsFor } from './questions.ts';
@@ -42,6 +42,7 @@ import { dataFieldName, type MappingSuggestion, type SuggestColumn, suggestMappi
 import { transactionCountryQuestion } from './transaction-country.ts';
 import { actorAbove, thinEvidenceQuestions } from './two-evidence.ts';
 import { unplacedEmailQuestion } from './unplaced-email.ts';
+import { messageNumbersQuestion, unplacedPhoneQuestion, whatsappIdQuestion } from './unplaced-phone.ts';
 
 export { eventNameGuess } from './event-name.ts';
 export type { Evidence, Question } from './questions.ts';
@@ -486,10 +487,16 @@ export function guessChoices(
   questions.push(
     ...rivalPartyQuestions(fields, base, new Set(questions.flatMap((q) => q.options.map((o) => o.column)))),
   );
-  const partyIdAsk = partyIdQuestion(base, fields, rows, questions);
+  const partyIdAsk =
+    partyIdQuestion(base, fields, rows, questions) ?? personRecordOwnIdQuestion(base, fields, questions);
   if (partyIdAsk) questions.push(partyIdAsk);
   const emailAsk = unplacedEmailQuestion(base, fields, questions);
   if (emailAsk) questions.push(emailAsk);
+  const phoneAsk =
+    unplacedPhoneQuestion(base, fields, questions) ??
+    messageNumbersQuestion(base, fields, questions) ??
+    whatsappIdQuestion(base, fields, questions);
+  if (phoneAsk) questions.push(phoneAsk);
   const rivals = amountRivals(fields, rows, base, suggestions);
   if (rivals) questions.push(rivals);
   transactionCountryQuestion(fields, base, questions);
@@ -690,7 +697,8 @@ function personIdFromObject(
   const column = personObjectId(fields, role);
   const i = base.findIndex((g) => g.column === column);
   const was = base[i];
-  if (!column || !was || was.target !== 'event_data') return;
+  // `client.id` glues into GA's `clientid`, a browser's id; the plain id of a person's object is theirs.
+  if (!column || !was || (was.target !== 'event_data' && was.target !== 'anonymous_id')) return;
   const owner = column.slice(0, column.lastIndexOf('.'));
   base[i] = { column, target: 'user.external_id', why: `the id of ${owner}: the person’s own object` };
 }

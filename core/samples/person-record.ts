@@ -11,6 +11,7 @@
  * carries money, and is not the person. Pure.
  */
 
+import { askColumns } from './ask-columns.ts';
 import { nameWords } from './names.ts';
 import { businessParty } from './party.ts';
 import type { Question } from './questions.ts';
@@ -18,6 +19,8 @@ import type { RuleGuess as Guess } from './rule-guess.ts';
 import { PLAIN_ID } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
 import { dataFieldName } from './suggest.ts';
+import { actorAbove } from './two-evidence.ts';
+import { ACTING } from './unplaced-email.ts';
 
 /** Leaf names of a person's own name, written whole (`firstName`, `last_name`, `fullname`). */
 const NAME_LEAVES = new Set(['firstname', 'lastname', 'fullname', 'givenname', 'familyname', 'surname']);
@@ -135,4 +138,42 @@ export function personRecordIdQuestion(
     ],
     noneGuessed: { why: `${taken.column} names another record; ${own.name} is taken as the event's id` },
   };
+}
+
+/**
+ * A person record's own id no rule took (docs/creator-inference.md, "The person record's own
+ * id"): with no column taken or asked about as the person's id, the plain `id` of a record that
+ * is a person (`isPersonRecord`: their name beside their e-mail, phone or address, no money, no
+ * business party's nor an actor's), kept as a field, is the person's id by the record it
+ * identifies, not by its name. A record of a person may still be a staff user's, so the page asks,
+ * never fills it: the one such id preselected, several offered with no answer preselected.
+ */
+export function personRecordOwnIdQuestion(
+  base: Guess[],
+  fields: readonly InferredField[],
+  questions: readonly Question[],
+): Question | undefined {
+  if (base.some((g) => PERSON_ID.has(g.target))) return undefined;
+  if (questions.some((q) => PERSON_ID.has(q.field ?? q.target))) return undefined;
+  const kept = new Set(base.filter((g) => g.target === 'event_data').map((g) => g.column));
+  const levels = [...new Set(fields.map((f) => levelOf(f.name)))];
+  const ids = levels.flatMap((level) => {
+    const own = ownIdAt(fields, level);
+    if (!own || !kept.has(own.name) || actorAbove(own.name) !== undefined) return [];
+    if (level.split('.').some((p) => nameWords(p).some((w) => ACTING.has(w)))) return [];
+    return isPersonRecord(fields, level) ? [{ own, record: level === '' ? 'the payload' : level }] : [];
+  });
+  if (ids.length === 0) return undefined;
+  const options = ids.slice(0, 3).map(({ own, record }) => ({
+    column: own.name,
+    why: `the own id of ${record}, a record of a person (a name beside contact details, no money)`,
+  }));
+  const one = ids.length === 1 ? ids[0] : undefined;
+  return askColumns(base, 'user_id', options, one !== undefined, {
+    ask: one
+      ? `Is ${one.own.name} the person's id? ${one.record} holds a person's name and contact details, and this is its own id, but nothing names it as the person's.`
+      : "Is one of these the person's id? Each is the own id of a record of a person, and nothing says which is the event's.",
+    taken: "the own id of a record of a person, no other id being the person's: asked above, preselected",
+    none: 'several records of people, and nothing says which is the person the event is about',
+  });
 }

@@ -129,6 +129,8 @@ const EMAIL_IN = /(^|[\s<,;"'(])[\w.+-]+@[\w-]+(\.[\w-]+)*\.[a-z]{2,}(?=$|[\s>,;
 const IN_JSON = /[\w.+-]+@[\w-]+\.[\w.-]*[a-z]{2,}|"\+\d{7,15}"/i;
 /** A phone number written as digits alone, with or without its `+`. */
 const DIGITS_PHONE = /^\+?\d{8,15}$/;
+/** A WhatsApp user's id: their number and the service's suffix (`79111111111@c.us`), never a group's (`@g.us`). */
+export const WHATSAPP_ID = /^\d{8,15}@(?:c\.us|s\.whatsapp\.net)$/;
 /** Leaves that name an id or key: their values are references, never a detail. */
 const ID_WORDS = new Set(['id', 'ids', 'uuid', 'guid', 'key', 'token', 'hash']);
 
@@ -171,6 +173,8 @@ function namedDetail(column: string, words: readonly string[]): boolean {
 
 /** Whether a column's values say it is a person's e-mail or phone: an address inside a text, a number a message came from. */
 function valuedDetail(f: InferredField, words: readonly string[]): boolean {
+  // A WhatsApp id holds a phone number whatever its name (`chatId`, `wid`).
+  if (f.examples.length > 0 && f.examples.every((v) => WHATSAPP_ID.test(String(v)))) return true;
   if (ID_WORDS.has(words[words.length - 1] as string)) return false;
   if (f.examples.some((v) => typeof v === 'string' && EMAIL_IN.test(v))) return true;
   return (

@@ -29,7 +29,7 @@ import { actorAbove } from './two-evidence.ts';
 
 /** Kinds of record an event is about, as an id's name says them (`txn_id`, `bookingId`). */
 const RECORDS = new Set(
-  'transaction txn payment order message msg booking appointment reservation ticket invoice charge purchase sale subscription submission email mail'.split(
+  'transaction txn payment order message msg booking appointment reservation ticket invoice charge purchase sale subscription submission response entry email mail'.split(
     ' ',
   ),
 );
@@ -71,7 +71,9 @@ function recordIds(
     const depth = f.name.split('.').length;
     const parent = parentOf(f.name);
     return (
-      depth >= 2 &&
+      // At the payload's top only an id named for a kind of record (`submissionId`): the payload
+      // is that record, sent without a plain id of its own.
+      (depth >= 2 || namedForRecord(f.name)) &&
       depth <= 4 &&
       f.distinct > 0 &&
       (f.type === 'string' || f.type === 'integer') &&

@@ -93,7 +93,7 @@ export const TARGET_RULES: Readonly<Record<ContextTarget | DataField, TargetRule
   'user.phone': {
     names: `phone phonenumber phoneno telephone tel telno telefon telefonnummer telnr handy handynummer mobil
       mobile mobilnummer mobilephone mobiltelefon cell cellphone portable numerodetelephone numerotelephone
-      telefono numerodetelefono movil celular telefonomovil cellulare`,
+      telefono numerodetelefono movil celular telefonomovil cellulare telefone`,
     good: ['phone'],
     ok: ['string', 'integer'],
   },

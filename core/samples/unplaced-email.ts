@@ -20,7 +20,7 @@ import { actorAbove } from './two-evidence.ts';
 
 const EMAIL = 'user.email';
 /** Who acted on a record (`changer.primary_email`): never offered. */
-const ACTING = new Set([
+export const ACTING = new Set([
   'actor',
   'changer',
   'author',
@@ -34,7 +34,7 @@ const ACTING = new Set([
  * Who sent or asked (`sender_email`, `mail.source`, `requester_email_address`, `email.from`): the
  * person in a chat, the business in a mail or a signature request. Offered, never preselected.
  */
-const SENDING = new Set(['sender', 'from', 'source', 'requester', 'requestor', 'sent', 'reply']);
+export const SENDING = new Set(['sender', 'from', 'source', 'requester', 'requestor', 'sent', 'reply']);
 
 const words = (column: string) => column.split('.').flatMap((p) => nameWords(p));
 

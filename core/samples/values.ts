@@ -143,7 +143,12 @@ function numericDateVotes(m: RegExpExecArray, out: string[]): void {
   if (validDay(nc, na, nb)) out.push(`${kind}MM${sep}DD${sep}YYYY${time}`);
 }
 
-function phoneVote(s: string, out: string[]): void {
+/** An extension written after a number and a space (` x6155`, ` ext. 12`, ` ext 12`). */
+const EXTENSION = /\s+(?:x|ext\.?)\s*\d{1,6}$/i;
+
+function phoneVote(written: string, out: string[]): void {
+  // The number without its extension: `731-620-9877 x6155` is a phone, the extension an office's line.
+  const s = written.replace(EXTENSION, '');
   if (!PHONE.test(s) || IPV4.test(s)) return;
   let digits = 0;
   for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) >= 48 && s.charCodeAt(i) <= 57) digits++;

@@ -1,5 +1,5 @@
 /**
- * The creator measured on its labelled corpus (issue #94, test/fixtures/creator-corpus/): 301
+ * The creator measured on its labelled corpus (issue #94, test/fixtures/creator-corpus/): 321
  * vendors' samples read, inferred and guessed as the studio's page does, each guess judged
  * against the sample's truth file (scripts/creator-corpus.ts). No identity or money field, nor
  * event id (a wrong one folds two events into one), is filled without asking against its truth
@@ -54,10 +54,11 @@ import { fill } from '../../scripts/docs-markers.ts';
  * 2 wrong) were retired into the tuned part on 2026-11-27, once their errors were known; the ninth
  * (9bc0e2a9, pinned by d45323ea…, measured once: 2 wrong), the tenth (30865670, pinned by
  * f77c6971…, measured once: 1 wrong), the eleventh (2bb2dce6, pinned by 4e4ff83d…, measured
- * once: 2 wrong), the twelfth (4eda7239, pinned by 89eed12b…, measured once: 0 wrong) and the
- * thirteenth (22e3fdd1, pinned by df132430…, measured once: 2 wrong) on 2026-11-28.
+ * once: 2 wrong), the twelfth (4eda7239, pinned by 89eed12b…, measured once: 0 wrong), the
+ * thirteenth (22e3fdd1, pinned by df132430…, measured once: 2 wrong) and the fourteenth
+ * (a30d6103, pinned by 6db4ed1d…, measured once: 0 wrong) on 2026-11-28.
  */
-const HELD_OUT_SHA256: string | null = '6db4ed1d9e9f2aa023a5f05896038d4cb72e2950f555bb69f89f646f6338af26';
+const HELD_OUT_SHA256: string | null = null;
 
 /**
  * Wrong identity, money, personal fields or event ids filled without asking in the held-out part,
@@ -65,7 +66,7 @@ const HELD_OUT_SHA256: string | null = '6db4ed1d9e9f2aa023a5f05896038d4cb72e2950
  * then. Never fixed by tuning on it (that would make it one more tuned part); pinned so that a
  * change either way is seen, and the documented figure stays true.
  */
-const HELD_OUT_SILENT_WRONG: number | null = 0;
+const HELD_OUT_SILENT_WRONG: number | null = null;
 
 /** Skips a held-out test with its reason in the title, so the run says why: never the tuned part's. */
 function skipFor(test: Mocha.Context, reason: string): never {

@@ -134,6 +134,43 @@ describe('creator: an e-mail and a phone need their values, rule by rule', () =>
       'its values ("1234567") do not read as phone numbers',
     );
   });
+
+  it('takes a phone from text of 8 to 15 digits under a phone’s name in any language, and nowhere else', () => {
+    for (const [name, value] of [
+      ['phone', '2222222222'],
+      ['checkout_phone', '99999999900'],
+      ['phoneNumber', '123456789'],
+      ['mobile', '+5511999997777'],
+      ['telefone', '11999999999'],
+      ['celular', '380737893456'],
+      ['msisdn', '447700900123'],
+    ])
+      assert.equal(identityEvidence('user.phone', field(name as string, [value]), inPerson), undefined, name);
+    // An order number, a postcode, an account number: digits, but nothing says phone.
+    for (const name of ['order_number', 'postcode', 'account', 'reference'])
+      assert.equal(
+        identityEvidence('user.phone', field(name, ['12345678']), inPerson),
+        'its values ("12345678") do not read as phone numbers',
+        name,
+      );
+    const refused = (examples: unknown[], extra: Partial<InferredField> = {}) =>
+      identityEvidence('user.phone', field('phone', examples, extra), inPerson);
+    assert.equal(refused(['1234567']), 'its values ("1234567") do not read as phone numbers', 'seven digits');
+    assert.equal(
+      refused(['1234567890123456']),
+      'its values ("1234567890123456") do not read as phone numbers',
+    );
+    assert.equal(refused(['12.50']), 'its values ("12.50") do not read as phone numbers', 'an amount');
+    assert.equal(refused(['555 CALL NOW']), 'its values ("555 CALL NOW") do not read as phone numbers');
+    assert.equal(refused(['2222222222', 'n/a']), 'its values ("2222222222") do not read as phone numbers');
+    assert.equal(refused([]), 'its values (undefined) do not read as phone numbers', 'nothing to read');
+    assert.equal(
+      refused(['1700000000'], { pattern: 'epoch_seconds' }),
+      'its values ("1700000000") do not read as phone numbers',
+      'a timestamp',
+    );
+    assert.equal(refused(['20260115']), 'its values ("20260115") do not read as phone numbers', 'a date');
+  });
 });
 
 describe('creator: a person’s id needs its shape and whose it is, rule by rule', () => {

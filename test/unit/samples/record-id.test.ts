@@ -100,6 +100,44 @@ describe('the creator: a record’s own id as the event’s', () => {
     assert.ok(!idQuestion(g)?.options.some((o) => o.column === 'payment.id'));
   });
 
+  it('asks about an id at the top named for the record the payload is, preselected', () => {
+    for (const [body, column] of [
+      [{ submissionId: '5ff9da9aeb0d450', submission: [{ question: 'Q1', answer: 5 }] }, 'submissionId'],
+      [{ responseId: 'r_81', formId: 'f_1', answers: { name: 'Ana' } }, 'responseId'],
+      [{ order_id: '250130JQHFZG', status: 'created', total: 120 }, 'order_id'],
+      [{ EntryId: '42', Field1: 'Ana', DateCreated: '2026-01-01 10:00:00' }, 'EntryId'],
+    ] as const) {
+      const g = guess(body);
+      assert.deepEqual(eventIds(g), [column], column);
+      assert.deepEqual(
+        idQuestion(g)?.options.map((o) => o.column),
+        [column],
+        column,
+      );
+      assert.equal(idQuestion(g)?.noneGuessed, undefined, column);
+    }
+  });
+
+  it('never takes a top-level id named for a party, a collection or no record', () => {
+    for (const body of [
+      { customer_id: 'cus_1', email: 'a@example.com' },
+      { form_id: 'f_1', answers: { name: 'Ana' } },
+      { product_id: 'p_1', title: 'Hat' },
+      { workflowEntryId: 'w_1', text: 'Hi' },
+    ]) {
+      const g = guess(body);
+      assert.ok(!idQuestion(g)?.options.some((o) => !o.column.includes('.')), JSON.stringify(body));
+      assert.deepEqual(eventIds(g), [], JSON.stringify(body));
+    }
+  });
+
+  it('offers several top-level record ids with no answer preselected', () => {
+    const g = guess({ order_id: 'o_1', transaction_id: 't_1', amount: 3 });
+    assert.deepEqual(eventIds(g), []);
+    assert.ok(idQuestion(g)?.noneGuessed);
+    assert.equal(idQuestion(g)?.options.length, 2);
+  });
+
   it('needs an id in every row, no two alike', () => {
     const g = guess([{ payment: { id: 'p1', amount: 3 } }, { payment: { id: 'p1', amount: 4 } }]);
     assert.equal(idQuestion(g), undefined);

@@ -256,6 +256,19 @@ describe("the creator's readings of one value", () => {
     ]);
   });
 
+  it('a phone number with its extension after a space, never an extension alone or a size', () => {
+    holds([
+      ['731-620-9877 x6155', ['phone']],
+      ['+1 415 555 2671 ext. 12', ['phone']],
+      ['(030) 1234567 ext 3', ['phone']],
+      ['731-620-9877 x1234567', []],
+      ['x6155', []],
+      [' ext. 12', []],
+      ['123 x45', []],
+      ['1920 x 1080', []],
+    ]);
+  });
+
   it('words: yes and no in several languages, on and off as a switch, country and currency codes', () => {
     holds([
       ['true', ['bool']],
