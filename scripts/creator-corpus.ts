@@ -29,9 +29,10 @@ export const CORPUS = resolve(import.meta.dirname, '../test/fixtures/creator-cor
  * 30865670), `held-out-11` (20 vendors, from 2bb2dce6), `held-out-12` (20 vendors, from
  * 4eda7239), `held-out-13` (20 vendors, from 22e3fdd1) and `held-out-14` (20 vendors, from
  * a30d6103), each until 2026-11-28, were held out and are now part of `tuned`
- * (docs/creator-inference.md says what each measured then).
+ * (docs/creator-inference.md says what each measured then). `held-out-15` (20 vendors, from
+ * dccf17fc) is held out now.
  */
-export const HELD_OUT: string | null = null;
+export const HELD_OUT: string | null = 'held-out-15';
 /**
  * Whether the held-out part is run: false from its commit until the inference changes made after
  * it are done (only its reading step runs meanwhile), then true, and it is measured as it is,
