@@ -29,6 +29,7 @@ import type {
 } from '../core/platforms/segment-action/catalog.ts';
 import { type PresetField, presetOf } from '../core/platforms/segment-action/presets.ts';
 import { categoryOf } from './segment-catalog-category.ts';
+import { actionTransport } from './segment-transport.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 export const CATALOG_FILE = join(ROOT, 'core/platforms/segment-action/catalog.json');
@@ -255,6 +256,16 @@ function reasonOf(err: unknown): string {
   return (text.split('\n')[0] ?? '').replaceAll(ROOT, '.').slice(0, 300);
 }
 
+/** The entry with each action that sends over a client of its own marked (segment-transport.ts). */
+function withTransports(entry: CatalogEntry): CatalogEntry {
+  const dist = join(require.resolve(`${PACKAGE}/package.json`), '..', 'dist');
+  const actions = entry.actions.map((a) => {
+    const transport = actionTransport(dist, entry.slug, a.key);
+    return transport === undefined ? a : { ...a, transport };
+  });
+  return { ...entry, actions };
+}
+
 /** Loads every folder and builds the manifest (a few seconds: 170 modules and their SDKs). */
 export function generateCatalog(): CatalogManifest {
   const destinations: CatalogEntry[] = [];
@@ -271,7 +282,7 @@ export function generateCatalog(): CatalogManifest {
         unloadable.push({ slug, reason: `a ${String(def['mode'])}-mode destination, not a cloud one` });
         continue;
       }
-      destinations.push(entryOf(slug, def));
+      destinations.push(withTransports(entryOf(slug, def)));
     } catch (err) {
       unloadable.push({ slug, reason: reasonOf(err) });
     }

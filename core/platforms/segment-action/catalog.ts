@@ -85,6 +85,12 @@ export interface CatalogAction {
    */
   readonly hooks?: readonly string[];
   readonly fields: readonly CatalogField[];
+  /**
+   * The client of its own the action sends with (`kafkajs`, `ssh2-sftp-client`, the AWS SDK), found
+   * in its code when the catalogue is generated (scripts/segment-transport.ts): its connections
+   * would go around the egress gate, so the settings check refuses it and the runtime never runs it.
+   */
+  readonly transport?: string;
 }
 
 /**
