@@ -26,6 +26,8 @@ export const NOT_DELIVERED = {
     "succeeds without sending anything: its actions hand their payload back to Segment's own pipeline (Segment's tracking API behind it), so nothing leaves here",
   'segment-service':
     "calls Segment's own services first (its Profile API, `profiles.segment.com`, for the person's phone or e-mail and their subscription): an account of Segment's Engage the user of this project does not have, so nothing here answers as it would",
+  'own-transport':
+    "sends over a client of its own (Kafka's protocol through kafkajs), not through the egress gate every call out passes: the settings check refuses it and forward-catalog never runs it ([security.md](security.md#actions-with-a-client-of-their-own))",
   answer:
     "sends, but reads more of the platform's answer than the stand-in gives (`200 {}`, or the answer Segment's tests mocked for that request): a record or a configuration it looks up first",
 } as const;

@@ -27,6 +27,8 @@ import {
   errorOfNode,
   type MultiStatusNode,
 } from '../../core/platforms/segment-action/batching.ts';
+import { type CatalogAction, catalogEntry } from '../../core/platforms/segment-action/catalog.ts';
+import { ownTransportProblem, runnablePresets } from '../../core/platforms/segment-action/check.ts';
 import { environmentOf } from '../../core/platforms/segment-action/environment.ts';
 import { compileFql } from '../../core/platforms/segment-action/fql.ts';
 import { NETWORK_ERROR_CODE, outcomeOfError } from '../../core/platforms/segment-action/outcome.ts';
@@ -285,12 +287,36 @@ export function runSegmentAction(
   secrets: Readonly<Record<string, string>>,
   io: RunIo,
 ): Promise<RunResult> {
+  // An action with a client of its own would connect around the egress gate: never run, whatever
+  // the settings say (the settings check refuses it too; check.ts ownTransportProblem).
+  const refused = ownTransportActions(destination);
+  if (refused.length > 0)
+    return Promise.resolve({
+      outcomes: refused.map((a) => ({
+        action: a.key,
+        outcome: {
+          status: 'rejected',
+          reason: `${EGRESS_REFUSED}: ${ownTransportProblem(destination.destination ?? '', a)}`,
+        },
+      })),
+      requests: [],
+      bodies: [],
+      thrown: [],
+    });
   return runSegmentEvent(
     segmentEventOf(event, NO_IP[destination.destination ?? '']),
     destination,
     secrets,
     io,
   );
+}
+
+/** The actions the destination would run that send over a client of their own (catalog.ts `transport`). */
+function ownTransportActions(destination: Readonly<Destination>): CatalogAction[] {
+  const entry = catalogEntry(destination.destination ?? '');
+  if (!entry) return [];
+  const keys = destination.actions?.map((a) => a.action) ?? runnablePresets(entry).map((p) => p.action);
+  return entry.actions.filter((a) => a.transport !== undefined && keys.includes(a.key));
 }
 
 /**

@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import { segmentActionDriver } from '../../adapters/segment-actions/driver.ts';
 import { runEnvironment } from '../../adapters/segment-actions/run-context.ts';
 import type { StoredEvent } from '../../core/event.ts';
+import { catalogEntry } from '../../core/platforms/segment-action/catalog.ts';
 import { segmentActionProblems } from '../../core/platforms/segment-action/check.ts';
 import { segmentActionTakes } from '../../core/platforms/segment-action/subscription.ts';
 import {
@@ -83,6 +84,8 @@ const UNAWAITED =
 const SEGMENT_HOST = /(^|\.)(segment\.com|segment\.io|segmentapis\.com)$/;
 
 function groupOf(v: Verified, verdict: Verdict, usable: boolean, hosts: ReadonlySet<string>): NotDelivered {
+  // Every action would connect around the egress gate: refused whatever else it needs.
+  if (catalogEntry(v.slug)?.actions.every((a) => a.transport !== undefined)) return 'own-transport';
   if ([...hosts].some((h) => SEGMENT_HOST.test(h))) return 'segment-service';
   // An audience destination whose audience settings only the user can give asks for them.
   if (audienceOnly(v)) return verdict.questions.length > 0 ? 'user-value' : 'audience';

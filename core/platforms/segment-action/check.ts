@@ -77,6 +77,10 @@ export function segmentActionProblems(
       );
     for (const p of presets) {
       const action = entry.actions.find((a) => a.key === p.action) as CatalogAction;
+      if (action.transport !== undefined) {
+        say('actions', ownTransportProblem(slug, action));
+        continue;
+      }
       mappingProblems({}, action, `${slug} ${p.action} (preset “${p.name ?? p.action}”)`, p, (_key, what) =>
         say('actions', what),
       );
@@ -87,6 +91,14 @@ export function segmentActionProblems(
     actionProblems(setting, entry, presets, (key, what) => say(`actions[${i}]${key}`, what));
   });
   return problems;
+}
+
+/**
+ * Why an action that sends over a client of its own is refused (catalog.ts `transport`): its
+ * connections would not pass the egress gate, so nothing would hold them to a public https host.
+ */
+export function ownTransportProblem(slug: string, action: Pick<CatalogAction, 'key' | 'transport'>): string {
+  return `${slug} ${action.key} sends over a client of its own (${action.transport}), not through the egress gate every call out passes: not offered here (docs/security.md#actions-with-a-client-of-their-own)`;
 }
 
 /** The destination's presets that run (automatic ones, whose action it has): what it does without `actions`. */
@@ -273,6 +285,10 @@ function actionProblems(
     return;
   }
   const name = `${entry.slug} ${action.key}`;
+  if (action.transport !== undefined) {
+    say('.action', ownTransportProblem(entry.slug, action));
+    return;
+  }
   const steps = actionSteps([setting], presets, () => action.defaultSubscription);
   if (steps.some((s) => s.subscribe === undefined))
     say('.when', `is required: ${name} has no preset and no default subscription (name the events it takes)`);

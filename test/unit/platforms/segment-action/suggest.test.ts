@@ -165,8 +165,9 @@ describe('segment_action: suggested mappings', () => {
     assert.deepEqual(actionProblems(accepted('friendbuy', 'trackPurchase')), []);
     assert.deepEqual(actionProblems(accepted('mantle', 'pushEvent')), []);
     // A question left open stays a problem of the check, naming the field.
-    assert.deepEqual(actionProblems(accepted('kafka', 'send')), [
-      'destination.actions[0].mapping.topic: required by kafka send',
+    assert.deepEqual(actionProblems(accepted('twilio', 'sendSMS')), [
+      'destination.actions[0].mapping.To: required by twilio sendSMS',
+      'destination.actions[0].mapping.Body: required by twilio sendSMS',
     ]);
     // Not accepted, the check says what the suggester proposes for the field it asks for.
     assert.deepEqual(
