@@ -34,6 +34,7 @@ import { type Evidence, evidenceOf, type Question, questionsFor } from './questi
 import { recordIdQuestion } from './record-id.ts';
 import { requestReference, requestReferenceQuestion } from './request-ref.ts';
 import { rivalPartyQuestions } from './rival-parties.ts';
+import { roleIdBesideAsked } from './role-id.ts';
 import { directionOf, notARegion, objectTypes, type RoleReading, versionNamed } from './roles.ts';
 import type { RuleGuess } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
@@ -501,6 +502,7 @@ export function guessChoices(
   if (rivals) questions.push(rivals);
   transactionCountryQuestion(fields, base, questions);
   personReferenceQuestion(base, questions);
+  roleIdBesideAsked(fields, base, questions);
   const asked = new Set(questions.flatMap((q) => q.options.map((o) => o.column)));
   const columns = base.map((g, i): ColumnGuess => {
     const f = fields[i] as InferredField;
