@@ -67,7 +67,10 @@ describe('the creator: a phone number’s country is not the person’s', () => 
   });
 
   it('still fills a country beside the phone that is named for nothing else', () => {
-    const g = guesses({ ...booking, contact: { ...booking.contact, phone_country: undefined, country: 'GB' } });
+    const g = guesses({
+      ...booking,
+      contact: { ...booking.contact, phone_country: undefined, country: 'GB' },
+    });
     assert.equal(targetOf(g, 'contact.country'), 'user.country');
     const a = guesses({
       id: 'cus_1',
