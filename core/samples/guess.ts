@@ -26,7 +26,7 @@ import { fieldName, nameWords } from './names.ts';
 import { deliveredIdQuestion, ownIdQuestion } from './own-id.ts';
 import { partyRole, unclaimedDetailQuestions } from './party.ts';
 import { partyIdQuestion } from './party-id.ts';
-import { lonePersonIdQuestions } from './person-id-evidence.ts';
+import { lonePersonIdQuestions, personReferenceQuestion } from './person-id-evidence.ts';
 import { personRecordIdQuestion, personRecordOwnIdQuestion } from './person-record.ts';
 import { personalDetail } from './personal.ts';
 import { currencyBeside, priceBesideCurrency } from './price-value.ts';
@@ -34,6 +34,7 @@ import { type Evidence, evidenceOf, type Question, questionsFor } from './questi
 import { recordIdQuestion } from './record-id.ts';
 import { requestReference, requestReferenceQuestion } from './request-ref.ts';
 import { rivalPartyQuestions } from './rival-parties.ts';
+import { roleIdBesideAsked } from './role-id.ts';
 import { directionOf, notARegion, objectTypes, type RoleReading, versionNamed } from './roles.ts';
 import type { RuleGuess } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
@@ -500,6 +501,8 @@ export function guessChoices(
   const rivals = amountRivals(fields, rows, base, suggestions);
   if (rivals) questions.push(rivals);
   transactionCountryQuestion(fields, base, questions);
+  personReferenceQuestion(base, questions);
+  roleIdBesideAsked(fields, base, questions);
   const asked = new Set(questions.flatMap((q) => q.options.map((o) => o.column)));
   const columns = base.map((g, i): ColumnGuess => {
     const f = fields[i] as InferredField;

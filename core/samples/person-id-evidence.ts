@@ -4,14 +4,20 @@
  * only when its place says so too: it sits under the person's object (`customer.id`,
  * `data.user.id`), or the object it sits in also holds the person's other details (an e-mail, a
  * name, a phone) that are not the business's. A payment's top-level `user_id` beside nothing of
- * the person's may be the merchant's account at the vendor: the page asks. Pure.
+ * the person's may be the merchant's account at the vendor: the page asks. A reference named for
+ * the person (`customer_reference`, `clientRef`) is another party's as often as the person's: the
+ * customer's number at the business, or the business's own reference for the request it made for
+ * that customer. Its name cannot tell which: it is not filled, the page asks with none
+ * preselected. Pure.
  */
 import { leafSide } from './evidence.ts';
 import { nameWords } from './names.ts';
 import { businessParty } from './party.ts';
 import type { Question, QuestionColumn } from './questions.ts';
 import { PERSON_WORDS, WRAPPERS } from './roles.ts';
+import type { RuleGuess as Guess } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
+import { dataFieldName } from './suggest.ts';
 import { actorAbove } from './two-evidence.ts';
 
 /** Whole leaf names that are a person's detail (`email`, `first_name`, `phoneNumber`…). */
@@ -93,4 +99,45 @@ export function lonePersonIdQuestions(
       });
   }
   return out;
+}
+
+/** Leaf words that make a person-named column a reference (`customer_reference`, `clientRef`). */
+const REFERENCE_WORDS = new Set(['ref', 'reference', 'referenceid', 'refid']);
+
+/**
+ * Why a column named as the person's id is a reference whose owner its name cannot tell (module
+ * comment), or undefined: its leaf says reference, not id.
+ */
+export function personReference(column: string): string | undefined {
+  const words = nameWords(column.slice(column.lastIndexOf('.') + 1));
+  const word = words.find((w) => REFERENCE_WORDS.has(w));
+  return word
+    ? `"${word}" in its name: a reference, which may be the business's own for the request it made, not the person's id`
+    : undefined;
+}
+
+/**
+ * The rule applied to the guesses, in place: the person's id taken from a reference no question
+ * offers yet is kept as an event field, and the page asks about it with none preselected.
+ */
+export function personReferenceQuestion(base: Guess[], questions: Question[]): void {
+  const asked = new Set(questions.flatMap((q) => q.options.map((o) => o.column)));
+  const at = base.findIndex(
+    (g) => (g.target === 'user_id' || g.target === 'user.external_id') && !asked.has(g.column),
+  );
+  const taken = base[at];
+  const why = taken ? personReference(taken.column) : undefined;
+  if (!taken || !why) return;
+  base[at] = {
+    column: taken.column,
+    target: 'event_data',
+    field: dataFieldName(taken.column),
+    why: `named as the person's id, but ${why}: kept as a field, asked above`,
+  };
+  questions.push({
+    target: taken.target,
+    ask: `Is ${taken.column} the person's id? Its name says reference: it may be the person's number at the business, or the business's own reference for its request.`,
+    options: [{ column: taken.column, why }],
+    noneGuessed: { why: `${why}; nothing says whose reference it is` },
+  });
 }

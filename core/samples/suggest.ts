@@ -81,6 +81,20 @@ interface Candidate {
 
 const isDataField = (t: string): t is DataField => (DATA_FIELDS as readonly string[]).includes(t);
 
+/** The person's id targets: a name that counts its party is never one. */
+const ID_TARGETS = new Set<string>(['user_id', 'user.external_id']);
+/** Words that make a name a count of its party (`customer_count`, `totalUsers`), not an id. */
+const COUNT_WORDS = new Set(['count', 'counts', 'counter', 'qty', 'quantity', 'total', 'totals', 'tally']);
+
+/**
+ * Why a name that matched a person's id by one of its words counts people rather than naming one
+ * (`customer_count`, `customersCount`, `total_customers`), or undefined.
+ */
+export function countOfParty(name: string): string | undefined {
+  const word = nameWords(name).find((w) => COUNT_WORDS.has(w));
+  return word ? `"${word}" in the name: it counts, it names nobody` : undefined;
+}
+
 /** The targets a name matches: the whole name, else a run of its words (`billing_email` → email). */
 function nameMatches(name: string): { target: ContextTarget | DataField; exact: boolean; word: string }[] {
   const words = nameWords(name);
@@ -108,6 +122,8 @@ function candidates(column: SuggestColumn, index: number): Candidate[] {
   if (column.empty) return out;
   for (const m of nameMatches(column.name)) {
     const rule = TARGET_RULES[m.target];
+    // A count of a party is a number of people, never one person's id: no candidate.
+    if (ID_TARGETS.has(m.target) && !m.exact && countOfParty(column.name)) continue;
     if (m.target === 'value') {
       // A discount, refund, tax or shipping amount is never the event's value.
       const not = notTheValue(column.name);

@@ -6,7 +6,10 @@
  * not filled as the person's country. The guess is undone, the column kept as an event field, and
  * the page asks with no answer preselected. A country inside an address, a billing or shipping
  * object, under a customer, contact or person (`customer.country`, `billing.country`,
- * `shipping_country`), or on a record that is itself the person (person-record.ts), still is. Pure.
+ * `shipping_country`), or on a record that is itself the person (person-record.ts), still is.
+ * Likewise a phone number's country (`phone_country`, `mobileCountryCode`, `phone.country`): it is
+ * the region the number was issued in, its calling code, named for the number, not for where the
+ * person lives, even in the person's contact object: asked the same way. Pure.
  */
 
 import { nameWords } from './names.ts';
@@ -50,6 +53,32 @@ const TRANSACTION_WORDS = new Set([
   'sale',
 ]);
 
+/** Words that make a country a phone number's (`phone_country`, `msisdnCountry`). */
+const PHONE_WORDS = new Set([
+  'phone',
+  'mobile',
+  'msisdn',
+  'tel',
+  'telephone',
+  'cell',
+  'cellphone',
+  'sms',
+  'whatsapp',
+]);
+
+/**
+ * Why a country column is a phone number's and not the person's (module comment), or undefined:
+ * its name, or the object it sits in, is named for a phone.
+ */
+export function phoneCountry(column: string): string | undefined {
+  const word = column
+    .split('.')
+    .slice(-2)
+    .flatMap((p) => nameWords(p))
+    .find((w) => PHONE_WORDS.has(w));
+  return word ? `named for a phone number ("${word}"), the region the number was issued in` : undefined;
+}
+
 /**
  * Why a country column is a transaction's and not the person's (module comment), or undefined:
  * the record it sits in, and what makes that record a transaction.
@@ -81,8 +110,10 @@ export function transactionCountryQuestion(
   const at = base.findIndex((g) => g.target === 'user.country');
   const taken = base[at];
   if (!taken || questions.some((q) => q.options.some((o) => o.column === taken.column))) return;
-  const why = transactionCountry(fields, taken.column);
+  const phone = phoneCountry(taken.column);
+  const why = phone ?? transactionCountry(fields, taken.column);
   if (!why) return;
+  const what = phone ? 'the country of the number' : 'the country of the payment or the card';
   base[at] = {
     column: taken.column,
     target: 'event_data',
@@ -91,7 +122,7 @@ export function transactionCountryQuestion(
   };
   questions.push({
     target: 'user.country',
-    ask: `Is ${taken.column} the person's country? It is ${why}: the country of the payment or the card, which may not be where the person lives.`,
+    ask: `Is ${taken.column} the person's country? It is ${why}: ${what}, which may not be where the person lives.`,
     options: [{ column: taken.column, why }],
     noneGuessed: { why: `${why}; nothing says it is where the person lives` },
   });

@@ -1,0 +1,79 @@
+/**
+ * An id named for the event's person beside an asked user id (issue #94,
+ * docs/creator-inference.md#an-id-named-for-the-events-person). Where the page already asks
+ * whether a column is the person's id (a `user_id` with nothing of the person's beside it, an
+ * assignee's id), and the same object holds an id named for the role a person plays in the event
+ * (`respondent_id`, `recipient_id`, `contact_id`, `customer_id`, `attendeeId`), that id is
+ * preselected in the question, the asked column offered after it. A `user` is whoever uses the
+ * vendor's product (often the business's account, a survey's owner, an agent), while the role's
+ * word names the event's person. Nothing is filled without asking: the question only changes which
+ * answer it preselects. A `client_id` is an application's as often as a person's: not a role. Pure.
+ */
+import { nameWords } from './names.ts';
+import type { Question } from './questions.ts';
+import type { RuleGuess as Guess } from './rule-guess.ts';
+import type { InferredField } from './sample.ts';
+import { dataFieldName } from './suggest.ts';
+
+/** Leaf names (words joined) of an id named for the person's role in the event. */
+const ROLE_ID =
+  /^(respondent|recipient|attendee|invitee|participant|subscriber|buyer|payer|guest|patron|student|signer|donor|visitor|customer|contact|member|lead|patient)(id|uuid)$/;
+
+const PERSON_ID_TARGETS = new Set(['user_id', 'user.external_id']);
+
+const parentOf = (column: string) => (column.includes('.') ? column.slice(0, column.lastIndexOf('.')) : '');
+const leafOf = (column: string) => column.slice(column.lastIndexOf('.') + 1);
+
+/** The role a column's name gives the event's person (`respondent`), or undefined. */
+export function personRoleOfId(column: string): string | undefined {
+  return ROLE_ID.exec(nameWords(leafOf(column)).join(''))?.[1];
+}
+
+/**
+ * The rule applied in place: each question about the person's id that preselects a column (its
+ * first option) gets the role-named ids beside that column, not yet offered by any question and
+ * holding values, preselected before it; the guesses follow the new preselection.
+ */
+export function roleIdBesideAsked(
+  fields: readonly InferredField[],
+  base: Guess[],
+  questions: Question[],
+): void {
+  const offered = new Set(questions.flatMap((q) => q.options.map((o) => o.column)));
+  questions.forEach((q, qi) => {
+    const first = q.options[0]?.column;
+    if (!first || q.noneGuessed || !PERSON_ID_TARGETS.has(q.target)) return;
+    const at = base.findIndex((g) => g.column === first && g.target === q.target);
+    const was = base[at];
+    if (!was) return;
+    const roles = fields.filter(
+      (f) =>
+        f.distinct > 0 &&
+        f.name !== first &&
+        parentOf(f.name) === parentOf(first) &&
+        !offered.has(f.name) &&
+        personRoleOfId(f.name) !== undefined,
+    );
+    const chosen = roles[0];
+    const to = base.findIndex((g) => g.column === chosen?.name);
+    if (!chosen || base[to]?.target !== 'event_data') return;
+    const role = personRoleOfId(chosen.name) as string;
+    const why = `named for the event's ${role}, beside ${first}, which names no role in the event`;
+    base[to] = { column: chosen.name, target: q.target, why: `${why}: asked above, preselected` };
+    base[at] = {
+      column: first,
+      target: 'event_data',
+      field: dataFieldName(first),
+      why: `named as the person's id, but ${chosen.name} beside it names the event's ${role}: asked above`,
+    };
+    for (const f of roles) offered.add(f.name);
+    questions[qi] = {
+      ...q,
+      ask: `Which is the person's id? ${chosen.name} is named for the event's ${role}; ${first} names a user, who may be the business's account.`,
+      options: [
+        ...roles.map((f) => ({ column: f.name, why: `named for the event's ${personRoleOfId(f.name)}` })),
+        ...q.options,
+      ],
+    };
+  });
+}

@@ -1,0 +1,89 @@
+/**
+ * An id named for the event's person beside an asked user id (issue #94, core/samples/role-id.ts
+ * and its use in guess.ts): where the page asks whether a `user_id` is the person's id and the
+ * same object holds an id named for the person's role in the event (`respondent_id`,
+ * `contact_id`, `attendeeId`), that id is preselected, the user id offered after it. Nothing more
+ * is filled without asking; a `client_id`, an id in another object, or a question preselecting
+ * nothing are left as they were.
+ */
+import assert from 'node:assert/strict';
+import { guessChoices, inferFields, parseSample } from '../../../core/samples/index.ts';
+import type { Question } from '../../../core/samples/questions.ts';
+import { personRoleOfId, roleIdBesideAsked } from '../../../core/samples/role-id.ts';
+import type { RuleGuess as Guess } from '../../../core/samples/rule-guess.ts';
+
+function read(body: unknown) {
+  const sample = parseSample(JSON.stringify(body));
+  const fields = inferFields(sample);
+  return { fields, guesses: guessChoices(fields, sample.rows) };
+}
+const targetOf = (g: ReturnType<typeof read>['guesses'], column: string) =>
+  g.columns.find((c) => c.column === column)?.target;
+const isPersonId = (t: string | undefined) => t === 'user_id' || t === 'user.external_id';
+const questionOf = (g: ReturnType<typeof read>['guesses'], column: string) =>
+  g.questions.find((q) => q.options.some((o) => o.column === column));
+
+describe('the creator: an id named for the event’s person beside an asked user id', () => {
+  it('preselects a survey response’s respondent_id over the owner’s user_id, offering both', () => {
+    const { guesses } = read({
+      event_id: 'ev_4411',
+      event_type: 'answer_submitted',
+      resources: { respondent_id: 'r_9001', survey_id: 's_12', user_id: 'u_77' },
+    });
+    assert.ok(isPersonId(targetOf(guesses, 'resources.respondent_id')));
+    assert.equal(targetOf(guesses, 'resources.user_id'), 'event_data');
+    const q = questionOf(guesses, 'resources.respondent_id');
+    assert.deepEqual(
+      q?.options.map((o) => o.column),
+      ['resources.respondent_id', 'resources.user_id'],
+    );
+    assert.match(q?.ask ?? '', /respondent/);
+  });
+
+  it('does the same for a CRM deal’s contactId beside its userId, and an attendeeId', () => {
+    const deal = read({
+      id: 'evt_1',
+      data: { deal_id: 'd_5', contactId: 'c_31', userId: 'u_2', status: 'won' },
+    });
+    assert.ok(isPersonId(targetOf(deal.guesses, 'data.contactId')));
+    assert.equal(questionOf(deal.guesses, 'data.contactId')?.options[0]?.column, 'data.contactId');
+    assert.equal(personRoleOfId('attendeeId'), 'attendee');
+    assert.equal(personRoleOfId('booking.guest_uuid'), 'guest');
+  });
+
+  it('leaves a client_id, an id of another object, and names that are no role', () => {
+    for (const c of ['client_id', 'survey_id', 'user_id', 'contact', 'contact_ids'])
+      assert.equal(personRoleOfId(c), undefined, c);
+    const { guesses } = read({
+      id: 'evt_2',
+      data: { userId: 'u_2', status: 'won' },
+      meta: { contactId: 'c_31' },
+    });
+    assert.deepEqual(
+      questionOf(guesses, 'data.userId')?.options.map((o) => o.column),
+      ['data.userId'],
+    );
+    assert.equal(targetOf(guesses, 'meta.contactId'), 'event_data');
+  });
+
+  it('changes nothing for a question that preselects none, or when no question asks', () => {
+    const fields = read({ a: { user_id: 'u_1', respondent_id: 'r_1' } }).fields;
+    const base: Guess[] = [
+      { column: 'a.user_id', target: 'user_id', why: 'name' },
+      { column: 'a.respondent_id', target: 'event_data', field: 'respondent_id', why: 'field' },
+    ];
+    const none: Question[] = [
+      {
+        target: 'user_id',
+        ask: '?',
+        options: [{ column: 'a.user_id', why: 'x' }],
+        noneGuessed: { why: 'y' },
+      },
+    ];
+    roleIdBesideAsked(fields, base, none);
+    assert.equal(none[0]?.options.length, 1);
+    roleIdBesideAsked(fields, base, []);
+    assert.equal(base[0]?.target, 'user_id');
+    assert.equal(base[1]?.target, 'event_data');
+  });
+});
