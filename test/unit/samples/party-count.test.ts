@@ -6,15 +6,8 @@
  * `customer`) still does.
  */
 import assert from 'node:assert/strict';
-import { guessChoices, inferFields, parseSample } from '../../../core/samples/index.ts';
 import { countOfParty, suggestMappings } from '../../../core/samples/suggest.ts';
-
-function guesses(body: unknown) {
-  const sample = parseSample(JSON.stringify(body));
-  return guessChoices(inferFields(sample), sample.rows);
-}
-const targetOf = (g: ReturnType<typeof guesses>, column: string) =>
-  g.columns.find((c) => c.column === column)?.target;
+import { guesses, targetOf } from '../../support/page-steps.ts';
 
 describe('the creator: a count of a party is not the person’s id', () => {
   it('never fills a booking’s customer_count as the person’s id beside its contact', () => {

@@ -7,18 +7,10 @@
  * reference another question already offers is left to it.
  */
 import assert from 'node:assert/strict';
-import { guessChoices, inferFields, parseSample } from '../../../core/samples/index.ts';
 import { personReference, personReferenceQuestion } from '../../../core/samples/person-id-evidence.ts';
 import type { Question } from '../../../core/samples/questions.ts';
 import type { RuleGuess as Guess } from '../../../core/samples/rule-guess.ts';
-
-function guesses(body: unknown) {
-  const sample = parseSample(JSON.stringify(body));
-  return guessChoices(inferFields(sample), sample.rows);
-}
-const targetOf = (g: ReturnType<typeof guesses>, column: string) =>
-  g.columns.find((c) => c.column === column)?.target;
-const isPersonId = (t: string | undefined) => t === 'user_id' || t === 'user.external_id';
+import { guesses, isPersonId, targetOf } from '../../support/page-steps.ts';
 
 describe('the creator: a reference named for the person is asked, not filled', () => {
   it('asks about a mobile-money payment’s customer_reference beside the payer’s number, none preselected', () => {

@@ -7,15 +7,8 @@
  * nothing else (`contact.country`, `address.country`) still is the person's.
  */
 import assert from 'node:assert/strict';
-import { guessChoices, inferFields, parseSample } from '../../../core/samples/index.ts';
 import { phoneCountry } from '../../../core/samples/transaction-country.ts';
-
-function guesses(body: unknown) {
-  const sample = parseSample(JSON.stringify(body));
-  return guessChoices(inferFields(sample), sample.rows);
-}
-const targetOf = (g: ReturnType<typeof guesses>, column: string) =>
-  g.columns.find((c) => c.column === column)?.target;
+import { guesses, targetOf } from '../../support/page-steps.ts';
 
 /** A booking whose head of party has a phone and the phone's country, and no address. */
 const booking = {

@@ -7,20 +7,12 @@
  * nothing are left as they were.
  */
 import assert from 'node:assert/strict';
-import { guessChoices, inferFields, parseSample } from '../../../core/samples/index.ts';
 import type { Question } from '../../../core/samples/questions.ts';
 import { personRoleOfId, roleIdBesideAsked } from '../../../core/samples/role-id.ts';
 import type { RuleGuess as Guess } from '../../../core/samples/rule-guess.ts';
+import { isPersonId, type PageGuesses, read, targetOf } from '../../support/page-steps.ts';
 
-function read(body: unknown) {
-  const sample = parseSample(JSON.stringify(body));
-  const fields = inferFields(sample);
-  return { fields, guesses: guessChoices(fields, sample.rows) };
-}
-const targetOf = (g: ReturnType<typeof read>['guesses'], column: string) =>
-  g.columns.find((c) => c.column === column)?.target;
-const isPersonId = (t: string | undefined) => t === 'user_id' || t === 'user.external_id';
-const questionOf = (g: ReturnType<typeof read>['guesses'], column: string) =>
+const questionOf = (g: PageGuesses, column: string) =>
   g.questions.find((q) => q.options.some((o) => o.column === column));
 
 describe('the creator: an id named for the event’s person beside an asked user id', () => {

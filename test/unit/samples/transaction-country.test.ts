@@ -6,18 +6,10 @@
  * no answer preselected. A country in the person's address, or on the person's own record, still is.
  */
 import assert from 'node:assert/strict';
-import { guessChoices, inferFields, parseSample } from '../../../core/samples/index.ts';
 import type { Question } from '../../../core/samples/questions.ts';
 import type { RuleGuess as Guess } from '../../../core/samples/rule-guess.ts';
 import { transactionCountry, transactionCountryQuestion } from '../../../core/samples/transaction-country.ts';
-
-function read(body: unknown) {
-  const sample = parseSample(JSON.stringify(body));
-  const fields = inferFields(sample);
-  return { fields, guesses: guessChoices(fields, sample.rows) };
-}
-const targetOf = (g: ReturnType<typeof read>['guesses'], column: string) =>
-  g.columns.find((c) => c.column === column)?.target;
+import { read, targetOf } from '../../support/page-steps.ts';
 
 /** A payment webhook: the payment's own country code beside its amount and currency. */
 const payment = {
