@@ -29,6 +29,19 @@ const words = (column: string) => column.split('.').flatMap((p) => nameWords(p))
 const parent = (column: string) => column.slice(0, Math.max(0, column.lastIndexOf('.'))) || 'the top';
 
 /**
+ * The columns kept as event fields, where no column is taken or asked about as the person's phone;
+ * undefined where one is (the phone is placed: nothing more to offer).
+ */
+function keptWithoutPhone(
+  base: readonly RuleGuess[],
+  questions: readonly Question[],
+): ReadonlySet<string> | undefined {
+  if (base.some((g) => g.target === PHONE)) return undefined;
+  if (questions.some((q) => (q.field ?? q.target) === PHONE)) return undefined;
+  return new Set(base.filter((g) => g.target === 'event_data').map((g) => g.column));
+}
+
+/**
  * With no column taken or asked about as the person's phone, the question of whether a number
  * kept as a field for its place is the person's (module comment), undefined where there is none.
  */
@@ -37,9 +50,8 @@ export function unplacedPhoneQuestion(
   fields: readonly InferredField[],
   questions: readonly Question[],
 ): Question | undefined {
-  if (base.some((g) => g.target === PHONE)) return undefined;
-  if (questions.some((q) => (q.field ?? q.target) === PHONE)) return undefined;
-  const kept = new Set(base.filter((g) => g.target === 'event_data').map((g) => g.column));
+  const kept = keptWithoutPhone(base, questions);
+  if (kept === undefined) return undefined;
   const phones = fields.filter(
     (f) =>
       f.distinct > 0 &&
@@ -95,9 +107,8 @@ export function messageNumbersQuestion(
   fields: readonly InferredField[],
   questions: readonly Question[],
 ): Question | undefined {
-  if (base.some((g) => g.target === PHONE)) return undefined;
-  if (questions.some((q) => (q.field ?? q.target) === PHONE)) return undefined;
-  const kept = new Set(base.filter((g) => g.target === 'event_data').map((g) => g.column));
+  const kept = keptWithoutPhone(base, questions);
+  if (kept === undefined) return undefined;
   const under = (p: string) => fields.filter((f) => parent(f.name) === p);
   for (const f of fields) {
     if (!kept.has(f.name) || !numbers(f) || businessParty(f.name) || actorAbove(f.name)) continue;
@@ -138,9 +149,8 @@ export function whatsappIdQuestion(
   fields: readonly InferredField[],
   questions: readonly Question[],
 ): Question | undefined {
-  if (base.some((g) => g.target === PHONE)) return undefined;
-  if (questions.some((q) => (q.field ?? q.target) === PHONE)) return undefined;
-  const kept = new Set(base.filter((g) => g.target === 'event_data').map((g) => g.column));
+  const kept = keptWithoutPhone(base, questions);
+  if (kept === undefined) return undefined;
   const ids = fields.filter(
     (f) =>
       kept.has(f.name) &&
