@@ -8,6 +8,8 @@
  */
 import assert from 'node:assert/strict';
 import { guessChoices, inferFields, parseSample } from '../../../core/samples/index.ts';
+import { recordIdQuestion } from '../../../core/samples/record-id.ts';
+import type { RuleGuess } from '../../../core/samples/rule-guess.ts';
 
 /** The guesses for one body, with the columns taken as the event's id and the event-id question. */
 function guess(body: unknown) {
@@ -142,5 +144,104 @@ describe('the creator: a record’s own id as the event’s', () => {
     const g = guess([{ payment: { id: 'p1', amount: 3 } }, { payment: { id: 'p1', amount: 4 } }]);
     assert.equal(idQuestion(g), undefined);
     assert.deepEqual(eventIds(g), []);
+  });
+});
+
+/**
+ * The rule called on its own, every column kept as an event field unless a case says otherwise,
+ * so that what it checks is not hidden by the rules that run before it in guessChoices.
+ */
+function ask(body: unknown, keep: (g: RuleGuess) => RuleGuess = (g) => g) {
+  const sample = parseSample(JSON.stringify(body));
+  const fields = inferFields(sample);
+  const base = fields.map((f) => keep({ column: f.name, target: 'event_data', why: 'kept' }));
+  const q = recordIdQuestion(base, fields, sample.rows);
+  return { q, base, offered: q?.options.map((o) => o.column), preselected: q && !q.noneGuessed };
+}
+
+describe('the creator: a record’s own id, the rule on its own', () => {
+  it('says whose id each option is, and rewrites the one it preselects', () => {
+    const one = ask({ invoice: { id: 'in_1', total: 5 } });
+    assert.deepEqual(one.offered, ['invoice.id']);
+    assert.equal(one.q?.options[0]?.why, 'the own id of invoice, a record the payload holds');
+    const taken = one.base.find((g) => g.column === 'invoice.id');
+    assert.equal(taken?.target, 'event_id');
+    assert.match(taken?.why ?? '', /^the own id of invoice, the record the event is about; /);
+    const two = ask({ invoice: { id: 'in_1' }, plan: { id: 'pl_1' } });
+    assert.match(two.q?.ask ?? '', /^Which column is the event's own id\?/);
+    assert.equal(two.q?.noneGuessed?.why, 'nothing says which record, if any, the event is about');
+  });
+
+  it('preselects the record named by any of the type’s column names, by its every word', () => {
+    for (const name of ['type', 'event', 'event_type', 'topic', 'trigger', 'category']) {
+      const { offered, preselected } = ask({
+        [name]: 'invoice.paid',
+        description: 'Pro plan',
+        invoice: { id: 'in_1' },
+        plan: { id: 'pl_1' },
+      });
+      assert.equal(offered?.[0], 'invoice.id', name);
+      assert.ok(preselected, name);
+    }
+    // The type names a payment, not its method: a record is named by every word of its name.
+    const paid = ask({ type: 'payment.succeeded', payment: { id: 'py_1' }, payment_method: { id: 'pm_1' } });
+    assert.deepEqual(paid.offered, ['payment.id', 'payment_method.id']);
+    assert.ok(paid.preselected);
+    // Both records named by the type: nothing says which.
+    assert.ok(
+      !ask({ type: 'invoice plan changed', invoice: { id: 'in_1' }, plan: { id: 'pl_1' } }).preselected,
+    );
+  });
+
+  it('reads a record’s name of several words, and an id named for it', () => {
+    // `card_payment` is a kind of record by its last word; `sms_message_id` is named for its record.
+    const card = ask({ card_payment: { id: 'cp_1', amount: 3 } });
+    assert.deepEqual(card.offered, ['card_payment.id']);
+    assert.ok(card.preselected);
+    assert.deepEqual(ask({ sms_message: { sms_message_id: 'sm_1', text: 'hi' } }).offered, [
+      'sms_message.sms_message_id',
+    ]);
+    assert.deepEqual(ask({ message: { message_uuid: 'm-1', text: 'hi' } }).offered, ['message.message_uuid']);
+    // An id whose first word only is a kind of record is another thing's.
+    assert.equal(ask({ item: { order_line_id: 'ol_1', qty: 2 } }).q, undefined);
+  });
+
+  it('takes ids at most three levels down, none of a party, an actor, a request, nor one not kept', () => {
+    assert.deepEqual(ask({ a: { b: { invoice: { id: 'in_1' } } } }).offered, ['a.b.invoice.id']);
+    assert.equal(ask({ a: { b: { c: { invoice: { id: 'in_1' } } } } }).q, undefined, 'four down');
+    assert.equal(ask({ customer: { id: 'c1', email: 'a@example.com' } }).q, undefined, 'a party');
+    assert.equal(ask({ data: { author: { id: 'u1', name: 'Jo' } } }).q, undefined, 'an actor');
+    assert.equal(ask({ request: { request_id: 'req_1', status: 'ok' } }).q, undefined, 'a request');
+    const skipped = ask({ invoice: { id: 'in_1' }, note: 'hi' }, (g) =>
+      g.column === 'invoice.id' ? { ...g, target: 'skip' } : g,
+    );
+    assert.equal(skipped.q, undefined, 'not kept');
+  });
+
+  it('keeps a named id beside no plain id of its own record, the shallowest first, at most four', () => {
+    assert.deepEqual(ask({ payment: { txn_id: 't_1' }, booking: { booking_id: 'b_1' } }).offered, [
+      'payment.txn_id',
+      'booking.booking_id',
+    ]);
+    assert.deepEqual(ask({ invoice: { id: 'in_1' }, payment: { txn_id: 't_1' } }).offered, [
+      'invoice.id',
+      'payment.txn_id',
+    ]);
+    assert.deepEqual(ask({ a: { b: { id: 'b_1' } }, invoice: { id: 'in_1' } }).offered, [
+      'invoice.id',
+      'a.b.id',
+    ]);
+    const five = ask({
+      invoice: { id: 'in_1' },
+      plan: { id: 'pl_1' },
+      ticket: { id: 'tk_1' },
+      order: { id: 'o_1' },
+      charge: { id: 'ch_1' },
+    });
+    assert.equal(five.offered?.length, 4);
+  });
+
+  it('asks beside an id at the top that is always empty', () => {
+    assert.deepEqual(ask([{ id: null, invoice: { id: 'in_1' } }]).offered, ['invoice.id']);
   });
 });

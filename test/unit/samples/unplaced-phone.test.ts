@@ -7,8 +7,13 @@
  */
 import assert from 'node:assert/strict';
 import { guessChoices, inferFields, parseSample } from '../../../core/samples/index.ts';
+import type { Question } from '../../../core/samples/questions.ts';
 import type { RuleGuess } from '../../../core/samples/rule-guess.ts';
-import { unplacedPhoneQuestion } from '../../../core/samples/unplaced-phone.ts';
+import {
+  messageNumbersQuestion,
+  unplacedPhoneQuestion,
+  whatsappIdQuestion,
+} from '../../../core/samples/unplaced-phone.ts';
 
 /** The phone question for one body, the columns taken as the person's phone, and the guesses. */
 const read = (body: unknown) => {
@@ -185,5 +190,163 @@ describe('the creator: WhatsApp ids', () => {
     assert.equal(read({ payload: { chatId: '120363040000000000@g.us', text: 'hi' } }).ask, undefined);
     assert.equal(read({ payload: { id: 'false_79111111111@c.us_3EB0', text: 'hi' } }).ask, undefined);
     assert.equal(read({ instanceData: { wid: '71234567890@c.us' }, text: 'hi' }).ask, undefined);
+  });
+});
+
+/**
+ * The rules called on their own, every column kept as an event field unless a case says otherwise:
+ * what each checks is then not hidden by the rules that run before it in guessChoices.
+ */
+const fieldsOf = (body: unknown) => inferFields(parseSample(JSON.stringify(body)));
+const keptAll = (body: unknown): RuleGuess[] =>
+  fieldsOf(body).map((f) => ({ column: f.name, target: 'event_data', why: 'kept' }));
+type Rule = typeof unplacedPhoneQuestion;
+const call = (rule: Rule, body: unknown, base = keptAll(body), questions: readonly Question[] = []) =>
+  rule(base, fieldsOf(body), questions);
+/** A question the guesses already hold, about something else than the phone. */
+const other: Question = { target: 'user.email', ask: 'Whose?', options: [{ column: 'x', why: 'x' }] };
+
+describe('the creator: each phone rule on its own', () => {
+  it('says where a lone number sits, asks of it by name and rewrites its guess', () => {
+    const body = { form: { mobileNumber: '+15551234567', message: 'Hi' } };
+    const base = keptAll(body);
+    const q = call(unplacedPhoneQuestion, body, base);
+    assert.equal(q?.options.length, 1);
+    assert.equal(q?.options[0]?.column, 'form.mobileNumber');
+    assert.match(q?.options[0]?.why ?? '', /^named as a phone .*\(form\) does not say whose$/);
+    assert.match(q?.ask ?? '', /^Is form\.mobileNumber the person's phone number\?/);
+    assert.equal(q?.noneGuessed, undefined);
+    const taken = base.find((g) => g.column === 'form.mobileNumber');
+    assert.equal(taken?.target, 'user.phone');
+    assert.match(taken?.why ?? '', /^the one phone number that is not the business's.*preselected$/);
+    const top = call(unplacedPhoneQuestion, { phone: '+15551234567', note: 'Hi' });
+    assert.match(top?.options[0]?.why ?? '', /\(the top\)/);
+  });
+
+  it('offers several numbers, at most three, in the words of several', () => {
+    const q = call(unplacedPhoneQuestion, {
+      form: { phone: '+15551234567' },
+      entry: { mobile: '+15557654321' },
+      lead: { phone_number: '+15550001111' },
+      booking: { cell: '+15552223333' },
+    });
+    assert.equal(q?.options.length, 3);
+    assert.match(q?.ask ?? '', /^Is one of these the person's phone number\?/);
+    assert.match(q?.noneGuessed?.why ?? '', /^nothing says which number/);
+  });
+
+  it('asks of no number not kept as a field, nor a vendor’s', () => {
+    const body = { form: { phone: '+15551234567' }, note: 'Hi' };
+    const skipped = keptAll(body).map((g) => (g.column === 'form.phone' ? { ...g, target: 'skip' } : g));
+    assert.equal(call(unplacedPhoneQuestion, body, skipped), undefined);
+    assert.equal(call(unplacedPhoneQuestion, { vendor: { phone: '+15551234567' }, note: 'Hi' }), undefined);
+  });
+
+  it('offers a message’s ends by any of their names, a content or a caption beside', () => {
+    const q = call(messageNumbersQuestion, {
+      sms: { source: '14165550100', destination: '12362320246', content: 'Hi' },
+    });
+    assert.deepEqual(
+      q?.options.map((o) => o.column),
+      ['sms.source', 'sms.destination'],
+    );
+    assert.match(q?.ask ?? '', /^Is one of sms\.source and sms\.destination the person's phone number\?/);
+    assert.match(q?.options[0]?.why ?? '', /^the number the message came from/);
+    assert.match(q?.options[1]?.why ?? '', /^the number the message went to/);
+    assert.match(q?.noneGuessed?.why ?? '', /^nothing says which way the message went/);
+    const caption = call(messageNumbersQuestion, {
+      mms: { from: '14165550100', to: '12362320246', caption: 'A photo' },
+    });
+    assert.deepEqual(
+      caption?.options.map((o) => o.column),
+      ['mms.from', 'mms.to'],
+    );
+  });
+
+  it('reads a number written with its separators at a message’s end', () => {
+    const q = call(messageNumbersQuestion, { from: '+1 415-555-2671', to: '+1 844-555-0001', text: 'Hi' });
+    assert.deepEqual(
+      q?.options.map((o) => o.column),
+      ['from', 'to'],
+    );
+  });
+
+  it('needs numbers at both ends of one message, in every row, beside a text', () => {
+    const rows = (from: unknown) => [
+      { from: '14165550100', to: '12362320246', text: 'Hi' },
+      { from, to: '12362320247', text: 'Ho' },
+    ];
+    assert.equal(call(messageNumbersQuestion, rows('alice')), undefined, 'a name in one row');
+    assert.equal(call(messageNumbersQuestion, { from: 'alice', to: '12362320246', text: 'Hi' }), undefined);
+    assert.equal(call(messageNumbersQuestion, [{ from: null, to: '12362320246', text: 'Hi' }]), undefined);
+    // The other end in another object, a text that is no string, a text word only in the path.
+    assert.equal(
+      call(messageNumbersQuestion, { a: { from: '14165550100', text: 'Hi' }, b: { to: '12362320246' } }),
+      undefined,
+    );
+    assert.equal(
+      call(messageNumbersQuestion, { from: '14165550100', to: '12362320246', body_bytes: 512 }),
+      undefined,
+    );
+    assert.equal(
+      call(messageNumbersQuestion, { content: { from: '14165550100', to: '12362320246' } }),
+      undefined,
+    );
+  });
+
+  it('leaves a message’s ends alone when not kept as fields or the phone is placed', () => {
+    const body = { from: '14165550100', to: '12362320246', text: 'Hi' };
+    assert.ok(call(messageNumbersQuestion, body, keptAll(body), [other]), 'another question');
+    const skipped = keptAll(body).map((g) => (g.column === 'text' ? g : { ...g, target: 'skip' }));
+    assert.equal(call(messageNumbersQuestion, body, skipped), undefined);
+    const phone: RuleGuess = { column: 'customer.phone', target: 'user.phone', why: 'the person’s' };
+    assert.equal(call(messageNumbersQuestion, body, [...keptAll(body), phone]), undefined);
+    const asked: Question = { ...other, target: 'user.phone' };
+    assert.equal(call(messageNumbersQuestion, body, keptAll(body), [asked]), undefined);
+  });
+
+  it('offers at most three WhatsApp ids, each in every row, kept as a field', () => {
+    const q = call(whatsappIdQuestion, [
+      {
+        payload: {
+          empty: null,
+          note: 'hi',
+          from: '79111111111@c.us',
+          to: '79222222222@c.us',
+          a: '79333333333@c.us',
+          b: '79444444444@c.us',
+          c: '79555555555@c.us',
+        },
+      },
+      {
+        payload: {
+          empty: null,
+          note: 'ho',
+          from: 'someone',
+          to: '79222222223@c.us',
+          a: '79333333334@c.us',
+          b: '79444444445@c.us',
+          c: '79555555556@c.us',
+        },
+      },
+    ]);
+    assert.deepEqual(
+      q?.options.map((o) => o.column),
+      ['payload.to', 'payload.a', 'payload.b'],
+    );
+    assert.match(q?.ask ?? '', /^Is one of these the person's phone number\? Each is a WhatsApp id/);
+    assert.match(q?.options[0]?.why ?? '', /^a WhatsApp id: the number of whoever it names/);
+    assert.match(q?.noneGuessed?.why ?? '', /^nothing says which WhatsApp id/);
+  });
+
+  it('leaves WhatsApp ids alone when not kept as fields or the phone is placed', () => {
+    const body = { payload: { from: '79111111111@c.us', text: 'hi' } };
+    assert.ok(call(whatsappIdQuestion, body, keptAll(body), [other]), 'another question');
+    const skipped = keptAll(body).map((g) => ({ ...g, target: 'skip' }));
+    assert.equal(call(whatsappIdQuestion, body, skipped), undefined);
+    const phone: RuleGuess = { column: 'customer.phone', target: 'user.phone', why: 'the person’s' };
+    assert.equal(call(whatsappIdQuestion, body, [...keptAll(body), phone]), undefined);
+    const asked: Question = { ...other, target: 'user.phone' };
+    assert.equal(call(whatsappIdQuestion, body, keptAll(body), [asked]), undefined);
   });
 });
