@@ -51,6 +51,11 @@ export function catalogSummary(
     `${rows.length - oauth.length} take their credentials from settings and secrets`,
     `${oauth.length} need OAuth: an oauth2 connection (eventbus connect <destination>)${unsupported.length > 0 ? `, not supported for ${unsupported.join(', ')}` : ''}`,
   ];
+  const refused = rows.filter((r) => !isOAuth(r['auth']) && r['supported'] !== true).map((r) => r['slug']);
+  if (refused.length > 0)
+    parts.push(
+      `not offered: ${refused.join(', ')} (their actions connect by a client of their own, around the egress gate)`,
+    );
   const skipped =
     unloadable.length > 0
       ? `\n${unloadable.length} folder(s) do not load: ${unloadable.map((u) => `${u.slug} (${u.reason})`).join('; ')}`

@@ -168,11 +168,14 @@ export function catalogEntry(slug: string): CatalogEntry | undefined {
 }
 
 /**
- * Whether the destination can be configured here: every kind but OAuth from settings and secrets;
+ * Whether the destination can be configured here: none whose every action has a client of its own
+ * (`transport`: the settings check refuses those); every kind but OAuth from settings and secrets;
  * an OAuth one with an `oauth2` connection when the build read its definition (oauth.ts: every
  * OAuth destination of the manifest), and the three of OAUTH_TOKEN_AS_SECRET with a token alone.
  */
 export function catalogSupported(entry: CatalogEntry): boolean {
+  // One whose every action connects by a client of its own is refused whatever its credentials.
+  if (entry.actions.every((a) => a.transport !== undefined)) return false;
   return (
     !isOAuth(entry.auth) || OAUTH_TOKEN_AS_SECRET.has(entry.slug) || oauthDefinition(entry.slug) !== undefined
   );

@@ -17,6 +17,12 @@ describe('cli: destinations list', () => {
       r.err,
       /\d+ destination\(s\) from @segment\/action-destinations \d+\.\d+\.\d+; \d+ take their credentials/,
     );
+    // Those whose every action connects around the egress gate are listed, and said not offered.
+    assert.match(lines.find((l) => l.startsWith('kafka ')) ?? '', /^kafka\s/);
+    assert.match(
+      r.err,
+      /not offered: amazon-eventbridge, kafka, singlestore \(their actions connect by a client of their own, around the egress gate\)/,
+    );
   });
 
   it('--json gives each destination its auth kind, whether it is supported and its actions', async () => {

@@ -40,6 +40,10 @@ describe('platforms: segment-action catalogue', () => {
     assert.equal(of('customerio'), true);
     assert.equal(of('hubspot'), true);
     assert.equal(of('salesforce'), true);
+    // Every action with a client of its own: refused; one action of several: the others are offered.
+    assert.equal(of('kafka'), false);
+    assert.equal(of('amazon-eventbridge'), false);
+    assert.equal(of('liveramp-audiences'), true);
     const oauth = catalogList().filter((d) => d.auth === 'oauth2' || d.auth === 'oauth-managed');
     assert.equal(oauth.length, 30);
     assert.deepEqual(
