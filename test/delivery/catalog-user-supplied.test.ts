@@ -77,6 +77,32 @@ describe('deliverable run: values the user supplies, from Segment’s test input
     assert.equal(typedField('no-such-destination', 'send', 'url'), undefined);
   });
 
+  it('keeps a directive inside an object the test maps where it reads each event the action takes', () => {
+    // HubSpot's upsertObject: the object type and id field typed, the record's id read from the
+    // person's id as the test maps it (`$.userId`), not the test person's id as a constant.
+    const tracks = ['purchase', 'add_to_cart'].map((k) => segmentEventOf(ordinary(k)));
+    const details = typedField('hubspot', 'upsertObject', 'object_details', tracks) as Record<
+      string,
+      unknown
+    >;
+    assert.deepEqual(details['id_field_value'], { '@path': '$.userId' });
+    assert.equal(typeof details['object_type'], 'string');
+    // Where an event lacks what it reads, the test's own event's value, typed (as before).
+    const anonymous = tracks.map((e) => ({ ...e, userId: undefined }));
+    const typed = typedField('hubspot', 'upsertObject', 'object_details', anonymous) as Record<
+      string,
+      unknown
+    >;
+    assert.equal(typeof typed['id_field_value'], 'string');
+  });
+
+  it('takes the values of a test the platform refused nothing before those of a test it refused', () => {
+    // HubSpot's first upsertObject test names an object type the account lacks (`objectx`), to
+    // see the properties' read refused with a 400; the others name the contact object.
+    const details = typedField('hubspot', 'upsertObject', 'object_details') as Record<string, unknown>;
+    assert.equal(details['object_type'], 'contact');
+  });
+
   it('types what a field’s default reads from a test’s event where no test maps it and no site’s event carries it', () => {
     // Pinterest's `app_name` reads `context.app.name`: its tests' (mobile) events carry one, a
     // website's events never do, so the user types their app's name.
