@@ -9,6 +9,7 @@ import { applyViolations } from '../../core/registry/resources.ts';
 import {
   audienceOf,
   audienceSync,
+  batchingForced,
   mintedId,
   ORDINARY,
   ordinaryEvent,
@@ -101,6 +102,35 @@ describe('deliverable run: values the user supplies, from Segment’s test input
     // see the properties' read refused with a 400; the others name the contact object.
     const details = typedField('hubspot', 'upsertObject', 'object_details') as Record<string, unknown>;
     assert.equal(details['object_type'], 'contact');
+  });
+
+  it('sets up an action whose batching Segment forces, left out by the suggestions, as its user would', () => {
+    // The rule: a performBatch, and enable_batching on and hidden in Segment's app.
+    assert.equal(batchingForced('hubspot', 'upsertObject'), true);
+    assert.equal(batchingForced('hubspot', 'upsertContact'), false, 'batching not on by default');
+    assert.equal(batchingForced('braze', 'trackEvent'), false, 'on by default, not hidden');
+    assert.equal(
+      batchingForced('google-enhanced-conversions', 'uploadClickConversion'),
+      false,
+      'hidden, off',
+    );
+    const forcedSlugs = VERIFIED.filter((v) => v.actions.some((a) => batchingForced(v.slug, a)));
+    assert.equal(forcedSlugs.length, 13);
+    // HubSpot's upsertObject has no subscription of its own and a required field nothing suggests:
+    // its `when` and `object_details` typed from its tests; its other actions as they are.
+    const hubspot = setUp(verified('hubspot'), 'http://standin', false);
+    assert.deepEqual(hubspot.forced, ['upsertObject.when', 'upsertObject.object_details']);
+    assert.deepEqual(hubspot.typed, []);
+    const upsert = hubspot.destination.actions?.find((a) => a.action === 'upsertObject');
+    assert.equal(upsert?.when, 'type = "track"');
+    const details = (upsert?.mapping?.['object_details'] ?? {}) as Record<string, unknown>;
+    assert.deepEqual(details['id_field_value'], { '@path': '$.userId' });
+    assert.deepEqual(
+      hubspot.destination.actions?.filter((a) => a.action !== 'upsertObject'),
+      [{ action: 'upsertCompany' }, { action: 'upsertContact' }],
+    );
+    // A destination none of whose actions Segment forces to batch types nothing so.
+    assert.deepEqual(setUp(verified('braze'), 'http://standin', false).forced, []);
   });
 
   it('types what a field’s default reads from a test’s event where no test maps it and no site’s event carries it', () => {
