@@ -47,6 +47,12 @@ export interface DeliverableResults {
      */
     readonly supplied?: readonly string[];
     /**
+     * What the user typed (`<action>.when`, `<action>.<field>`, from Segment's own test input) into
+     * the actions whose batching Segment forces that the suggested mappings leave out: set up as
+     * its user sets them up, the destination's other actions as they are.
+     */
+    readonly forced?: readonly string[];
+    /**
      * An audience destination (Engage's audience events only): delivered as audiences from the
      * warehouse, by an audience sync publishing this call (docs/syncs.md, "Audience events").
      */
@@ -78,6 +84,7 @@ export function deliverableTable(r: DeliverableResults): string {
     return `| ${NOT_DELIVERED[why]} | ${slugs.length} | ${slugs.join(', ')} |`;
   });
   const supplied = r.deliverable.filter((d) => d.supplied !== undefined);
+  const forced = r.deliverable.filter((d) => d.supplied === undefined && d.forced !== undefined);
   const audiences = r.deliverable.filter((d) => d.audience !== undefined);
   const ordinary = r.deliverable.length - audiences.length;
   return [
@@ -90,12 +97,18 @@ export function deliverableTable(r: DeliverableResults): string {
     '| --- | --- | --- |',
     ...audiences.map((d) => `| ${d.slug} | ${d.audience} | ${d.events.join(', ')} |`),
     '',
-    `**${r.deliverable.length - supplied.length} deliver with the suggested mappings alone; ${supplied.length} delivered with values the user supplied**`,
+    `**${r.deliverable.length - supplied.length - forced.length} deliver with the suggested mappings alone; ` +
+      `${forced.length} with them and the actions whose batching Segment forces set up as their user sets them up; ` +
+      `${supplied.length} delivered with values the user supplied**`,
     "(each value from Segment's own test input for that destination; what was typed, by setting or `action.field`):",
     '',
     '| Delivered with values the user supplied | Typed |',
     '| --- | --- |',
     ...supplied.map((d) => `| ${d.slug} | ${(d.supplied ?? []).map((f) => `\`${f}\``).join(', ')} |`),
+    '',
+    '| Batching forced: the action the suggestions leave out, set up as its user sets it up | Typed |',
+    '| --- | --- |',
+    ...forced.map((d) => `| ${d.slug} | ${(d.forced ?? []).map((f) => `\`${f}\``).join(', ')} |`),
     '',
     '| Why a verified destination delivers none | Destinations | Which |',
     '| --- | --- | --- |',

@@ -7,8 +7,8 @@
  * the first path segment (`https://a.klaviyo.com/api/events/` → `<base_url>/a.klaviyo.com/api/events/`):
  * this server reads the host back from that segment. By default it answers 200 with the body the
  * vendor documents where an action reads the answer (Pipedrive's and HubSpot's searches, HubSpot's
- * upsert, Attio's records, Marketo's lead lookups and list changes, Optimizely Web's events), `{}`
- * elsewhere. From outside its process (an end-to-end test on
+ * upsert and its batches of records, Attio's records, Marketo's lead lookups and list changes,
+ * Optimizely Web's events), `{}` elsewhere. From outside its process (an end-to-end test on
  * `npm start`), through the paths under `/_standin/` that no vendor host can take:
  * - `POST /_standin/fail-next` `{answers}`: the next answers, whatever the host (server.ts);
  * - `POST /_standin/fail-next/<host>` `{answers, contains?}`: the next answers to that host only
@@ -82,6 +82,56 @@ const marketo = (result: unknown[]): Answer => ({
   body: { requestId: 'e42b#standin', success: true, result },
 });
 
+/** When the HubSpot stand-in's records were written, and its batches run. */
+const HUBSPOT_AT = '2026-11-24T12:00:00.000Z';
+
+/** One record of a HubSpot batch's inputs, as its batch endpoints take them. */
+interface HubSpotInput {
+  readonly id?: unknown;
+  readonly idProperty?: unknown;
+  readonly properties?: unknown;
+}
+
+/**
+ * HubSpot's answer to a batch of CRM records (POST `/crm/v3/objects/<type>/batch/<verb>`): the
+ * batch `COMPLETE`, one record for each input, in their order, each with HubSpot's own id and its
+ * properties as HubSpot keeps them (text), `hs_object_id` among them; an upsert says whether the
+ * record is `new`. A read finds a record for each unique value asked (as Marketo's lookup finds a
+ * lead), with the properties it asked for: the unique one, whose value is the one asked.
+ */
+function hubspotBatch(verb: string, body: unknown): Answer {
+  const request = (typeof body === 'object' && body !== null ? body : {}) as {
+    inputs?: unknown;
+    idProperty?: unknown;
+  };
+  const inputs = (Array.isArray(request.inputs) ? request.inputs : []) as HubSpotInput[];
+  const text = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
+  const results = inputs.map((input, i) => {
+    const id = String(1001 + i);
+    const given =
+      typeof input.properties === 'object' && input.properties !== null
+        ? Object.fromEntries(Object.entries(input.properties).map(([k, v]) => [k, text(v)]))
+        : {};
+    const unique = verb === 'read' ? request.idProperty : input.idProperty;
+    const keyed =
+      typeof unique === 'string' && unique !== '' && input.id !== undefined && verb !== 'update'
+        ? { [unique]: text(input.id) }
+        : {};
+    return {
+      id,
+      properties: { ...given, ...keyed, hs_object_id: id },
+      createdAt: HUBSPOT_AT,
+      updatedAt: HUBSPOT_AT,
+      archived: false,
+      ...(verb === 'upsert' ? { new: true } : {}),
+    };
+  });
+  return {
+    status: verb === 'create' ? 201 : 200,
+    body: { status: 'COMPLETE', results, startedAt: HUBSPOT_AT, completedAt: HUBSPOT_AT },
+  };
+}
+
 /**
  * The default answers where an action reads what the vendor sent back; each body is the shape
  * the vendor documents (test/fixtures/catalog/SOURCES.md). The first matching rule wins.
@@ -112,6 +162,15 @@ const RULES: readonly Rule[] = [
     path: '/crm/v3/objects/contacts/search',
     answer: { status: 200, body: { total: 0, results: [] } },
   },
+  // Its batch endpoints answer each record of the batch (hubspotBatch).
+  ...(['upsert', 'read', 'update', 'create'] as const).map(
+    (verb): Rule => ({
+      host: 'api.hubapi.com',
+      method: 'POST',
+      path: new RegExp(`^/crm/v3/objects/[^/]+/batch/${verb}$`),
+      answer: (body) => hubspotBatch(verb, body),
+    }),
+  ),
   {
     host: 'api.hubapi.com',
     path: '/crm/v3/objects/',

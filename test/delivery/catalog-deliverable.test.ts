@@ -69,6 +69,8 @@ interface Verdict {
   readonly batched: string[];
   /** Set up with the values the user supplied (setUp's `typed`), when it took them to deliver. */
   readonly supplied?: string[];
+  /** What the user typed into the actions whose batching Segment forces (setUp's `forced`). */
+  readonly forced?: string[];
   /** An audience destination: the call its audience sync publishes. */
   readonly audience?: 'identify' | 'track';
 }
@@ -115,7 +117,7 @@ describe('segment_action: every verified destination delivers the ordinary event
     const perform = driver.perform as NonNullable<typeof driver.perform>;
     /** The run of one destination set up as a user would; `supplied`: with the values they type. */
     const deliver = async (v: Verified, supplied: boolean): Promise<Verdict> => {
-      const { destination, secrets, usable, questions, typed, events } = setUp(
+      const { destination, secrets, usable, questions, typed, forced, events } = setUp(
         v,
         `${stand.base}/${v.slug}`,
         supplied,
@@ -172,6 +174,7 @@ describe('segment_action: every verified destination delivers the ordinary event
           : batchedKinds(destination, verdict.delivered, eventOf)),
       );
       if (supplied) Object.assign(verdict, { supplied: typed });
+      if (forced.length > 0) Object.assign(verdict, { forced });
       return reasons[0] === undefined ? verdict : { ...verdict, firstReason: reasons[0].slice(0, 240) };
     };
     const verdicts = await Promise.all(
@@ -204,6 +207,7 @@ describe('segment_action: every verified destination delivers the ordinary event
           events: v.delivered,
           ...(v.batched.length > 0 ? { batched: v.batched } : {}),
           ...(v.supplied === undefined ? {} : { supplied: v.supplied }),
+          ...(v.forced === undefined ? {} : { forced: v.forced }),
           ...(v.audience === undefined ? {} : { audience: v.audience }),
         })),
       not_delivered: verdicts

@@ -9,6 +9,7 @@ import { applyViolations } from '../../core/registry/resources.ts';
 import {
   audienceOf,
   audienceSync,
+  batchingForced,
   mintedId,
   ORDINARY,
   ordinaryEvent,
@@ -75,6 +76,61 @@ describe('deliverable run: values the user supplies, from Segment’s test input
     assert.equal(typedField('webhook', 'send', 'url'), 'https://example.com');
     assert.equal(typedField('twilio', 'sendSMS', 'no_such_field'), undefined);
     assert.equal(typedField('no-such-destination', 'send', 'url'), undefined);
+  });
+
+  it('keeps a directive inside an object the test maps where it reads each event the action takes', () => {
+    // HubSpot's upsertObject: the object type and id field typed, the record's id read from the
+    // person's id as the test maps it (`$.userId`), not the test person's id as a constant.
+    const tracks = ['purchase', 'add_to_cart'].map((k) => segmentEventOf(ordinary(k)));
+    const details = typedField('hubspot', 'upsertObject', 'object_details', tracks) as Record<
+      string,
+      unknown
+    >;
+    assert.deepEqual(details['id_field_value'], { '@path': '$.userId' });
+    assert.equal(typeof details['object_type'], 'string');
+    // Where an event lacks what it reads, the test's own event's value, typed (as before).
+    const anonymous = tracks.map((e) => ({ ...e, userId: undefined }));
+    const typed = typedField('hubspot', 'upsertObject', 'object_details', anonymous) as Record<
+      string,
+      unknown
+    >;
+    assert.equal(typeof typed['id_field_value'], 'string');
+  });
+
+  it('takes the values of a test the platform refused nothing before those of a test it refused', () => {
+    // HubSpot's first upsertObject test names an object type the account lacks (`objectx`), to
+    // see the properties' read refused with a 400; the others name the contact object.
+    const details = typedField('hubspot', 'upsertObject', 'object_details') as Record<string, unknown>;
+    assert.equal(details['object_type'], 'contact');
+  });
+
+  it('sets up an action whose batching Segment forces, left out by the suggestions, as its user would', () => {
+    // The rule: a performBatch, and enable_batching on and hidden in Segment's app.
+    assert.equal(batchingForced('hubspot', 'upsertObject'), true);
+    assert.equal(batchingForced('hubspot', 'upsertContact'), false, 'batching not on by default');
+    assert.equal(batchingForced('braze', 'trackEvent'), false, 'on by default, not hidden');
+    assert.equal(
+      batchingForced('google-enhanced-conversions', 'uploadClickConversion'),
+      false,
+      'hidden, off',
+    );
+    const forcedSlugs = VERIFIED.filter((v) => v.actions.some((a) => batchingForced(v.slug, a)));
+    assert.equal(forcedSlugs.length, 13);
+    // HubSpot's upsertObject has no subscription of its own and a required field nothing suggests:
+    // its `when` and `object_details` typed from its tests; its other actions as they are.
+    const hubspot = setUp(verified('hubspot'), 'http://standin', false);
+    assert.deepEqual(hubspot.forced, ['upsertObject.when', 'upsertObject.object_details']);
+    assert.deepEqual(hubspot.typed, []);
+    const upsert = hubspot.destination.actions?.find((a) => a.action === 'upsertObject');
+    assert.equal(upsert?.when, 'type = "track"');
+    const details = (upsert?.mapping?.['object_details'] ?? {}) as Record<string, unknown>;
+    assert.deepEqual(details['id_field_value'], { '@path': '$.userId' });
+    assert.deepEqual(
+      hubspot.destination.actions?.filter((a) => a.action !== 'upsertObject'),
+      [{ action: 'upsertCompany' }, { action: 'upsertContact' }],
+    );
+    // A destination none of whose actions Segment forces to batch types nothing so.
+    assert.deepEqual(setUp(verified('braze'), 'http://standin', false).forced, []);
   });
 
   it('types what a field’s default reads from a test’s event where no test maps it and no site’s event carries it', () => {

@@ -12,7 +12,9 @@
  * for every ordinary event the driver's run delivered to it. The destinations whose delivered
  * events a default-batching action takes also get a burst of those events (products added to the
  * cart, else identify calls; each from another person): at least one request to each of them
- * carries two or more of the burst's people — a batch, sent by the action's `performBatch`.
+ * carries two or more of the burst's people — a batch, sent by the action's `performBatch`. Every
+ * destination whose batching Segment forces is among them (HubSpot's upsertObject included, set up
+ * as its user sets it up: setUp).
  */
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
@@ -26,6 +28,7 @@ import { DELIVERABLE_DATA, type DeliverableResults } from '../../scripts/docs-de
 import {
   audienceOf,
   audienceSync,
+  batchingForced,
   memberRow,
   mintedId,
   ORDINARY,
@@ -491,6 +494,14 @@ describe('end to end: every deliverable catalogue destination through the gatewa
 
   it('the destinations Segment batches by default get a burst in batches of more than one event', async () => {
     assert.ok(batching.length > 0, 'the results name destinations that batch an ordinary event');
+    // Every destination given ordinary events whose batching Segment forces is in the burst
+    // (HubSpot's upsertObject, set up as its user sets it up).
+    const forced = deliverable.filter((d) => d.verified.actions.some((a) => batchingForced(d.slug, a)));
+    assert.deepEqual(
+      forced.filter((d) => !batching.some((b) => b.slug === d.slug)).map((d) => d.slug),
+      [],
+      'destinations whose batching Segment forces, left out of the burst',
+    );
     /**
      * The most events of the burst one request carried: the burst's people it names, or, where the
      * records carry none of them (M3ter's measurements, keyed by the values the user typed) nor

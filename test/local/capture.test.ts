@@ -106,6 +106,60 @@ describe('the capturing stand-in', () => {
     assert.deepEqual(await events.json(), []);
   });
 
+  it("answers HubSpot's batches of records as HubSpot documents them: a record for each input", async () => {
+    const hubspot = (verb: string, body: unknown) =>
+      send(`/api.hubapi.com/crm/v3/objects/contact/batch/${verb}`, { body: JSON.stringify(body) });
+    type Batch = {
+      status: string;
+      results: { id: string; properties: Record<string, string>; new?: boolean }[];
+    };
+    // An upsert by a unique property answers each record, keyed by the value given, and `new`.
+    const upsert = await hubspot('upsert', {
+      inputs: [
+        { idProperty: 'contact_id', id: 'p-1', properties: { plan: 'pro', seats: 3 } },
+        { idProperty: 'contact_id', id: 'p-2', properties: {} },
+      ],
+    });
+    assert.equal(upsert.status, 200);
+    const upserted = (await upsert.json()) as Batch;
+    assert.equal(upserted.status, 'COMPLETE');
+    assert.deepEqual(
+      upserted.results.map((r) => [r.properties['contact_id'], r.properties['plan'], r.properties['seats']]),
+      [
+        ['p-1', 'pro', '3'],
+        ['p-2', undefined, undefined],
+      ],
+    );
+    assert.deepEqual(
+      upserted.results.map((r) => r.new),
+      [true, true],
+    );
+    assert.equal(new Set(upserted.results.map((r) => r.id)).size, 2, 'each record its own id');
+    assert.equal(upserted.results[0]?.properties['hs_object_id'], upserted.results[0]?.id);
+    // A read by a unique property finds each value asked, with that property.
+    const read = await hubspot('read', {
+      properties: ['contact_id'],
+      idProperty: 'contact_id',
+      inputs: [{ id: 'p-1' }, { id: 'p-2' }, { id: 'p-3' }],
+    });
+    const found = (await read.json()) as Batch;
+    assert.deepEqual(
+      found.results.map((r) => r.properties['contact_id']),
+      ['p-1', 'p-2', 'p-3'],
+    );
+    // An update answers each record it changed; a create answers 201 with the records it made.
+    const update = await hubspot('update', {
+      inputs: [{ idProperty: 'contact_id', id: 'p-1', properties: { plan: 'team' } }],
+    });
+    assert.equal(((await update.json()) as Batch).results[0]?.properties['plan'], 'team');
+    const create = await hubspot('create', { inputs: [{ properties: { email: 'a@b.c' } }] });
+    assert.equal(create.status, 201);
+    assert.equal(((await create.json()) as Batch).results[0]?.properties['email'], 'a@b.c');
+    // A single record's endpoint still answers the record, not a batch.
+    const single = await send('/api.hubapi.com/crm/v3/objects/contacts', { body: '{"properties":{}}' });
+    assert.equal(((await single.json()) as { id: string; results?: unknown }).results, undefined);
+  });
+
   it("serves the OAuth stand-in's token endpoint at a token URL the catalogue data does not name", async () => {
     const registered = await send(CLIENTS_PATH, {
       body: JSON.stringify({ client_id: 'c-sf', client_secret: 's-sf', refresh_token: 'r-sf' }),

@@ -6,7 +6,8 @@
  *
  * - Its presets when Segment's app enables some for it (the automatic ones the runtime runs), else
  *   those of its verified actions the settings check takes as they are (no mapping, no `when`),
- *   under their default subscriptions.
+ *   under their default subscriptions; and an action whose batching Segment forces that those
+ *   leave out (HubSpot's `upsertObject`), set up as its user sets it up (batchingForced).
  * - Each required setting a stand-in shaped as the destination's schema asks: its default, its
  *   first choice, a UUID where the format is uuid, an https URL where it is a URI, else a word.
  * - An OAuth access token, and each secret Segment keeps in its environment that every request
@@ -173,6 +174,18 @@ export function batchedKinds(
   });
 }
 
+/**
+ * Whether Segment forces `action` of `slug` to batch (docs/catalog-destinations.md, "Batches"): it
+ * has a `performBatch` and its `enable_batching` is on by default and hidden in Segment's app
+ * (`unsafe_hidden`), so its user cannot send its events one by one. Thirteen verified destinations
+ * have one (HubSpot's `upsertObject`, LinkedIn Conversions' `streamConversion`, TikTok Audiences'…).
+ */
+export function batchingForced(slug: string, action: string): boolean {
+  const a = definitionOf(slug).actions[action];
+  const field = a?.fields['enable_batching'];
+  return typeof a?.performBatch === 'function' && field?.default === true && field.unsafe_hidden === true;
+}
+
 /** An ordinary event of a kind, as batchedKinds judges it. */
 function ordinaryOf(kind: string): StoredEvent | undefined {
   const ordinary = ORDINARY.find((o) => o.kind === kind);
@@ -203,7 +216,10 @@ export function standInValue(f: CatalogSetting, format: string | undefined): str
  * actions the settings check takes once their suggestions are accepted (a suggested mapping entry
  * for each required field without a default, a suggested `when` for an action without a
  * subscription); `usable` says whether any is left, `questions` which fields of the others only the
- * user can fill.
+ * user can fill. An action whose batching Segment forces (batchingForced) that the suggestions
+ * leave out is set up as its user sets it up even so — a `when` and the values its required fields
+ * need, typed from Segment's tests of it (userTyped) — the destination's other actions as they are:
+ * its user cannot switch its batching off, so it is how its events reach the platform in batches.
  */
 export function setUp(
   v: Verified,
@@ -219,6 +235,11 @@ export function setUp(
    * and (`event.<path>`) what their events carry that the ordinary ones do not.
    */
   typed: string[];
+  /**
+   * Without `supplied`: what the user typed (`<action>.when`, `<action>.<field>`) into the actions
+   * whose batching Segment forces (batchingForced) that the suggestions alone leave out.
+   */
+  forced: string[];
   /** With `supplied`: what the user's events carry (by Segment path), for withEventValues. */
   events: Record<string, unknown>;
 } {
@@ -254,7 +275,7 @@ export function setUp(
     config,
   } as Destination;
   if (runsPresets(v.slug) && !supplied)
-    return { destination: base_, secrets, usable: true, questions: [], typed, events: {} };
+    return { destination: base_, secrets, usable: true, questions: [], typed, forced: [], events: {} };
   // An audience destination's actions are judged against its audience's events, not a site's.
   const audience = audienceOnly(v) ? userAudience(v.slug, supplied) : undefined;
   // What the user's own events carry where the actions read them (their person ids' shape, the
@@ -264,28 +285,47 @@ export function setUp(
   // What the settings check asks of each action alone (a connection is judged by the environment).
   const named = { ...base_, secrets: Object.fromEntries(Object.keys(secrets).map((k) => [k, 'NAME'])) };
   const actions: SegmentActionSetting[] = [];
+  const forced: string[] = [];
   const questions = new Set<string>();
   for (const key of v.actions) {
     const action = catalogEntry(v.slug)?.actions.find((a) => a.key === key);
     if (action === undefined) continue;
     const suggested = suggestAction(action);
+    /** The action's setting with what the user typed (`mine`), if the settings check takes it. */
+    const taken = (mine: ReturnType<typeof userTyped>): SegmentActionSetting | undefined => {
+      // A user leaves out an action with a required field they have nothing to type into.
+      if (!mine.complete) return undefined;
+      const when = suggested.when ?? mine.when;
+      const mapping = { ...suggested.mapping, ...mine.mapping };
+      const setting: SegmentActionSetting = {
+        action: key,
+        ...(when === undefined ? {} : { when }),
+        ...(Object.keys(mapping).length > 0 ? { mapping } : {}),
+      };
+      const problems = segmentActionProblems({ ...named, actions: [setting] });
+      return problems.every((p) => !p.startsWith('destination.actions[')) ? setting : undefined;
+    };
     const mine = supplied
       ? userTyped(v.slug, action, suggested, audience, events)
       : { mapping: {}, typed: [], complete: true };
-    // A user leaves out an action with a required field they have nothing to type into.
-    if (!mine.complete) continue;
-    const when = suggested.when ?? mine.when;
-    const mapping = { ...suggested.mapping, ...mine.mapping };
-    const setting: SegmentActionSetting = {
-      action: key,
-      ...(when === undefined ? {} : { when }),
-      ...(Object.keys(mapping).length > 0 ? { mapping } : {}),
-    };
-    const problems = segmentActionProblems({ ...named, actions: [setting] });
-    if (problems.every((p) => !p.startsWith('destination.actions['))) {
+    const setting = taken(mine);
+    if (setting !== undefined) {
       actions.push(setting);
       typed.push(...mine.typed);
-    } else for (const q of suggested.questions) questions.add(q);
+      continue;
+    }
+    // An action whose batching Segment forces, which the suggestions leave out, is set up as its
+    // user sets it up: a `when` and its required fields, typed from Segment's tests of it.
+    if (!supplied && batchingForced(v.slug, key)) {
+      const own = userTyped(v.slug, action, suggested, audience, events);
+      const typedSetting = taken(own);
+      if (typedSetting !== undefined) {
+        actions.push(typedSetting);
+        forced.push(...own.typed);
+        continue;
+      }
+    }
+    for (const q of suggested.questions) questions.add(q);
   }
   return {
     destination: { ...base_, actions } as Destination,
@@ -293,6 +333,7 @@ export function setUp(
     usable: actions.length > 0,
     questions: actions.length > 0 ? [] : [...questions],
     typed,
+    forced,
     events,
   };
 }

@@ -60,9 +60,11 @@ export function resolved(value: unknown, event: unknown): unknown {
 let cases: Map<string, Case[]> | undefined;
 /**
  * The data's cases of one destination, in the data's order, those whose run reached the platform
- * (Segment's own code sent a request) first: the values a user types are those of a set-up that
- * delivers, before those a test types to see a refusal (LinkedIn Audiences' snapshot case turns
- * off both identifiers it may send, to see the action refuse).
+ * (Segment's own code sent a request) and was refused nothing (no answer of 400 or more) first,
+ * then those reached but refused: the values a user types are those of a set-up that delivers,
+ * before those a test types to see a refusal (LinkedIn Audiences' snapshot case turns off both
+ * identifiers it may send, to see the action refuse; HubSpot's names an object type its account
+ * lacks, to see the 400).
  */
 function casesOf(slug: string): readonly Case[] {
   if (cases === undefined) {
@@ -73,7 +75,10 @@ function casesOf(slug: string): readonly Case[] {
       if (c.slug === undefined || c.destination === undefined) continue;
       cases.set(c.slug, [...(cases.get(c.slug) ?? []), c]);
     }
-    const sent = (c: Case) => ((c.segment ?? []).length > 0 ? 0 : 1);
+    // Reached and answered without a refusal, then reached but refused (HubSpot's test of an
+    // object type its account lacks: a 400), then not reached.
+    const sent = (c: Case) =>
+      (c.segment ?? []).length === 0 ? 2 : (c.answers ?? []).every((a) => a.status < 400) ? 0 : 1;
     for (const [slug, list] of cases)
       cases.set(
         slug,
@@ -89,6 +94,33 @@ const absent = (v: unknown) => v === undefined || v === null || v === '';
 function typed(value: unknown, event: Record<string, unknown> | undefined): unknown {
   if (event === undefined || typeof value !== 'object' || value === null) return value;
   return resolved(value, event);
+}
+
+/** Whether a mapping value is a mapping-kit directive (`{"@path": …}`, `{"@template": …}`). */
+const isDirective = (value: unknown): boolean =>
+  typeof value === 'object' &&
+  value !== null &&
+  !Array.isArray(value) &&
+  Object.keys(value)[0]?.startsWith('@') === true;
+
+/**
+ * A test's mapping value as the user types it for an action that takes `events`: a directive that
+ * reads a value from each of them as it is (the user maps the same place), else the value it reads
+ * from the test's own event; an object's entries each so (HubSpot's `object_details`: the object
+ * type typed, its record's id read from the person's id as the test maps it).
+ */
+function typedFor(
+  value: unknown,
+  event: Record<string, unknown> | undefined,
+  events: readonly unknown[],
+): unknown {
+  if (isDirective(value))
+    return events.length > 0 && events.every((e) => !absent(resolved(value, e)))
+      ? value
+      : typed(value, event);
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return typed(value, event);
+  const entries = Object.entries(value).map(([k, v]) => [k, typedFor(v, event, events)] as const);
+  return Object.fromEntries(entries.filter(([, v]) => v !== undefined));
 }
 
 /**
@@ -132,9 +164,7 @@ export function typedField(
   for (const c of casesOf(slug)) {
     const value = mappedIn(c);
     if (absent(value)) continue;
-    const directive = typeof value === 'object' && value !== null && Object.keys(value)[0]?.startsWith('@');
-    if (directive && events.length > 0 && events.every((e) => !absent(resolved(value, e)))) return value;
-    const mine = typed(value, c.event ?? c.events?.[0]);
+    const mine = typedFor(value, c.event ?? c.events?.[0], events);
     if (!absent(mine)) return mine;
   }
   // No test maps it: what the field's own default (`reads`) takes from a test's event, typed.

@@ -32,7 +32,7 @@ describe('scripts: docs-deliverable', () => {
     assert.ok(table.includes(`| ${NOT_DELIVERED.audience} | 0 |  |`));
     assert.match(
       table,
-      /\*\*1 deliver with the suggested mappings alone; 0 delivered with values the user supplied\*\*/,
+      /\*\*1 deliver with the suggested mappings alone; 0 with them and the actions whose batching Segment forces set up as their user sets them up; 0 delivered with values the user supplied\*\*/,
     );
   });
 
@@ -47,9 +47,32 @@ describe('scripts: docs-deliverable', () => {
     });
     assert.match(
       table,
-      /\*\*1 deliver with the suggested mappings alone; 1 delivered with values the user supplied\*\*/,
+      /\*\*1 deliver with the suggested mappings alone; 0 with them .*; 1 delivered with values the user supplied\*\*/,
     );
     assert.ok(table.includes('| slack | `postToChannel.url`, `postToChannel.when` |'));
     assert.ok(!table.includes('| braze |'));
+  });
+
+  it('counts apart the destinations whose forced-batching action the user set up, and names what was typed', () => {
+    const table = deliverableTable({
+      verified: 3,
+      deliverable: [
+        { slug: 'braze', events: ['purchase'] },
+        {
+          slug: 'hubspot',
+          events: ['purchase', 'identify'],
+          batched: ['purchase'],
+          forced: ['upsertObject.when', 'upsertObject.object_details'],
+        },
+        { slug: 'slack', events: ['purchase'], supplied: ['postToChannel.url'] },
+      ],
+      not_delivered: [],
+    });
+    assert.match(
+      table,
+      /\*\*1 deliver with the suggested mappings alone; 1 with them and the actions whose batching Segment forces set up as their user sets them up; 1 delivered with values the user supplied\*\*/,
+    );
+    assert.ok(table.includes('| hubspot | `upsertObject.when`, `upsertObject.object_details` |'));
+    assert.ok(!table.includes('| hubspot | purchase'));
   });
 });
