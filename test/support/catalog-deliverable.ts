@@ -1,7 +1,7 @@
 /**
  * What "verified means deliverable" sends and how (issue #95; docs/catalog-destinations.md,
  * "Deliverable"), shared by the driver's run (test/delivery/catalog-deliverable.test.ts) and the
- * gateway's (test/e2e/catalog-deliverable.test.ts): the verified destinations, each set up as a
+ * gateway's (test/slow/catalog-deliverable.test.ts): the verified destinations, each set up as a
  * user sets it up without writing a mapping, and the fixed set of ordinary events a site sends.
  *
  * - Its presets when Segment's app enables some for it (the automatic ones the runtime runs), else
