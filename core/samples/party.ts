@@ -8,10 +8,12 @@
  * an object where a business party keeps details of its own, is asked about, unless the payload
  * says it is about a person (`event_type: person.created`). Pure.
  */
+import { leafSide } from './evidence.ts';
 import { nameWords } from './names.ts';
 import type { Question, QuestionColumn } from './questions.ts';
 import { type Direction, type RoleReading, roleOf, WRAPPERS } from './roles.ts';
 import type { InferredField } from './sample.ts';
+import { actorAbove } from './two-evidence.ts';
 
 export type Party = 'person' | 'business';
 
@@ -199,6 +201,36 @@ export function partyRole(
 export function businessParty(column: string): string | undefined {
   const p = partyOf(column);
   return p?.party === 'business' ? partyWhy(p) : undefined;
+}
+
+/** Who acted on a record (`changer.primary_email`): a contact under one is never offered. */
+export const ACTING_WORDS: ReadonlySet<string> = new Set([
+  'actor',
+  'changer',
+  'author',
+  'editor',
+  'modifier',
+  'initiator',
+  'performer',
+  'creator',
+]);
+
+/**
+ * Whether a contact column no rule placed may be offered as the person's (unplaced-email.ts,
+ * unplaced-phone.ts): not a business party's (`merchant.email`), no actor above it
+ * (`changer.phone`), its leaf not named for the business's side (`To`), and no acting word in
+ * its path (`author_email`).
+ */
+export function unplacedContact(column: string): boolean {
+  return (
+    businessParty(column) === undefined &&
+    actorAbove(column) === undefined &&
+    leafSide(column)?.side !== 'business' &&
+    !column
+      .split('.')
+      .flatMap((p) => nameWords(p))
+      .some((w) => ACTING_WORDS.has(w))
+  );
 }
 
 /** Names of the columns that say what a payload is about: `event_type: person.created`. */

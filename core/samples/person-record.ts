@@ -13,14 +13,13 @@
 
 import { askColumns } from './ask-columns.ts';
 import { nameWords } from './names.ts';
-import { businessParty } from './party.ts';
+import { ACTING_WORDS, businessParty } from './party.ts';
 import type { Question } from './questions.ts';
 import type { RuleGuess as Guess } from './rule-guess.ts';
 import { PLAIN_ID } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
 import { dataFieldName } from './suggest.ts';
 import { actorAbove } from './two-evidence.ts';
-import { ACTING } from './unplaced-email.ts';
 
 /** Leaf names of a person's own name, written whole (`firstName`, `last_name`, `fullname`). */
 const NAME_LEAVES = new Set(['firstname', 'lastname', 'fullname', 'givenname', 'familyname', 'surname']);
@@ -160,7 +159,7 @@ export function personRecordOwnIdQuestion(
   const ids = levels.flatMap((level) => {
     const own = ownIdAt(fields, level);
     if (!own || !kept.has(own.name) || actorAbove(own.name) !== undefined) return [];
-    if (level.split('.').some((p) => nameWords(p).some((w) => ACTING.has(w)))) return [];
+    if (level.split('.').some((p) => nameWords(p).some((w) => ACTING_WORDS.has(w)))) return [];
     return isPersonRecord(fields, level) ? [{ own, record: level === '' ? 'the payload' : level }] : [];
   });
   if (ids.length === 0) return undefined;

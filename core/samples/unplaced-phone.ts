@@ -13,13 +13,13 @@
 import { askColumns } from './ask-columns.ts';
 import { identityEvidence, leafSide, phoneNamed } from './evidence.ts';
 import { nameWords } from './names.ts';
-import { businessParty } from './party.ts';
+import { businessParty, unplacedContact } from './party.ts';
 import { WHATSAPP_ID } from './personal.ts';
 import type { Question } from './questions.ts';
 import type { RuleGuess } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
 import { actorAbove } from './two-evidence.ts';
-import { ACTING, SENDING } from './unplaced-email.ts';
+import { SENDING } from './unplaced-email.ts';
 
 const PHONE = 'user.phone';
 /** The reading identityEvidence asks for; a phone's check reads the values and name alone. */
@@ -58,10 +58,7 @@ export function unplacedPhoneQuestion(
       kept.has(f.name) &&
       phoneNamed(f.name) &&
       identityEvidence(PHONE, f, UNPLACED) === undefined &&
-      businessParty(f.name) === undefined &&
-      actorAbove(f.name) === undefined &&
-      leafSide(f.name)?.side !== 'business' &&
-      !words(f.name).some((w) => ACTING.has(w)),
+      unplacedContact(f.name),
   );
   if (phones.length === 0) return undefined;
   const options = phones.slice(0, 3).map((f) => ({
