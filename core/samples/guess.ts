@@ -24,7 +24,7 @@ import { chooseEventName, type EventNameGuess } from './event-name.ts';
 import { identityEvidence, leafSide, personObjectId } from './evidence.ts';
 import { fieldName, nameWords } from './names.ts';
 import { deliveredIdQuestion, ownIdQuestion } from './own-id.ts';
-import { partyRole, unclaimedDetailQuestions } from './party.ts';
+import { heldByBusiness, partyRole, unclaimedDetailQuestions } from './party.ts';
 import { partyIdQuestion } from './party-id.ts';
 import { lonePersonIdQuestions, personReferenceQuestion } from './person-id-evidence.ts';
 import { personRecordIdQuestion, personRecordOwnIdQuestion } from './person-record.ts';
@@ -182,10 +182,11 @@ function refusals(fields: readonly InferredField[], rows: readonly Record<string
   const byName = new Map(fields.map((f) => [f.name, f]));
   const columns = fields.map((f) => f.name);
   const acting = actorRefusal(fields);
+  const held = heldByBusiness(fields);
   return (column, target) => {
     const f = byName.get(column);
     if (target.startsWith('user') || target === 'device.locale') {
-      const above = actorAbove(column) ?? acting(column);
+      const above = actorAbove(column) ?? acting(column) ?? held(column);
       if (above) return above;
       const r = partyRole(column, typeOf, direction);
       const side = leafSide(column);
@@ -692,9 +693,10 @@ function personIdFromObject(
 ): void {
   if (base.some((g) => g.target === 'user_id' || g.target === 'user.external_id')) return;
   const direction = directionOf(fields);
+  const held = heldByBusiness(fields);
   // Under the business's side or an actor on a record (`ticket.owner.user.id`), never the person's.
   const role = (c: string): RoleReading => {
-    const above = actorAbove(c);
+    const above = actorAbove(c) ?? held(c);
     return above ? { role: 'business', why: above } : partyRole(c, typeOf, direction);
   };
   const column = personObjectId(fields, role);

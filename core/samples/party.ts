@@ -259,6 +259,57 @@ export function aboutAPerson(fields: readonly InferredField[]): boolean {
   });
 }
 
+/** A column naming the kind of whoever its object holds: `type`, `role`, `kind`, `user_type`, `senderRole`. */
+const HOLDER_KIND = new Set(['type', 'role', 'kind']);
+/**
+ * The business's people a kind names (`agent`, `support_agent`, `admin`): not its organisations
+ * (`company`, `business`), which also name a customer's kind (`customer.type: business`).
+ */
+const BUSINESS_PEOPLE = new Set([
+  'agent',
+  'admin',
+  'administrator',
+  'staff',
+  'operator',
+  'employee',
+  'assignee',
+  'moderator',
+  'owner',
+  'salesperson',
+]);
+
+/**
+ * Why an object's details are the business's by what the object says it holds
+ * (docs/creator-inference.md, "An object that says it holds an agent"): an object below the top
+ * (`user`, `sender`, `author`) whose kind column (`user.type`, `sender.role`) holds, in every
+ * row, one of the business's people alone or after one qualifier (`agent`, `admin`,
+ * `support_agent`, `Staff`; never an organisation's kind, `company`, which a customer has too) holds one of the business's people, whatever its own name says (`user` names anyone).
+ * Its id, e-mail and phone are then never the person's. Undefined where no object above the
+ * column says so; an event's name (`agent.assigned`) is never read as a kind.
+ */
+export function heldByBusiness(fields: readonly InferredField[]): (column: string) => string | undefined {
+  const kinds = new Map<string, string>();
+  for (const f of fields) {
+    const at = f.name.lastIndexOf('.');
+    if (at < 0) continue;
+    const words = nameWords(f.name.slice(at + 1));
+    if (!HOLDER_KIND.has(words.at(-1) as string) || words.length > 2) continue;
+    const values = f.examples.filter((v): v is string => typeof v === 'string' && !v.includes('.'));
+    if (values.length === 0 || values.length !== f.examples.length) continue;
+    const heads = values.map((v) => nameWords(v));
+    if (heads.every((w) => w.length > 0 && w.length <= 2 && BUSINESS_PEOPLE.has(w.at(-1) as string)))
+      kinds.set(f.name.slice(0, at), `${f.name}: ${values[0]}`);
+  }
+  return (column) => {
+    const parts = column.split('.');
+    for (let i = parts.length - 1; i >= 1; i--) {
+      const says = kinds.get(parts.slice(0, i).join('.'));
+      if (says) return `its object says it holds the business's (${says}), not the person`;
+    }
+    return undefined;
+  };
+}
+
 /** Targets that are a person's detail the page fills: identity, name and address. */
 const PERSON_TARGETS =
   /^(user_id|user\.(external_id|email|phone|first_name|last_name|city|region|postal_code|country))$/;
