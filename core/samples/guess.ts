@@ -39,6 +39,7 @@ import { directionOf, notARegion, objectTypes, type RoleReading, versionNamed } 
 import type { RuleGuess } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
 import { reportedSteps, stepTimeOf } from './step-time.ts';
+import { subjectIdQuestion } from './subject-id.ts';
 import { dataFieldName, type MappingSuggestion, type SuggestColumn, suggestMappings } from './suggest.ts';
 import { transactionCountryQuestion } from './transaction-country.ts';
 import { actorAbove, thinEvidenceQuestions } from './two-evidence.ts';
@@ -448,7 +449,9 @@ export function guessChoices(
   const actorAsks = actorQuestions(fields, base);
   const byEvidence = envelopeIdGuess(fields, rows, base);
   const idQuestion = ownIdQuestion(fields, rows, base);
-  const envelopeAsk = idQuestion ? undefined : envelopeIdQuestion(fields, rows, base);
+  const envelopeAsk = idQuestion
+    ? undefined
+    : (envelopeIdQuestion(fields, rows, base) ?? subjectIdQuestion(fields, rows, base));
   const direction = directionOf(fields);
   const roles = fields.map((f) => partyRole(f.name, typeOf, direction));
   personIdFromObject(fields, base, typeOf);

@@ -197,6 +197,10 @@ export function partyRole(
   return roleOf(column, typeOf, direction);
 }
 
+/** Whether any word of a column's path is a business party's (`merchant_business_entity_id`). */
+export const namesBusinessParty = (column: string) =>
+  column.split('.').some((p) => nameWords(p).some((w) => BUSINESS_PARTY.has(w)));
+
 /** Why a column is a business party's and never the person's, or undefined. */
 export function businessParty(column: string): string | undefined {
   const p = partyOf(column);

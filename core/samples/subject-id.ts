@@ -1,0 +1,106 @@
+/**
+ * An envelope's id beside its subject's (docs/creator-inference.md, "An envelope's id beside its
+ * subject's"). A webhook about one record often names it by reference rather than wrapping it: a
+ * `target.id`, an `entity_id`, or a bare `subject` with its kind beside it (`subjectType: USER`).
+ * The envelope's own id at the top is then the event's for some vendors and one delivery's for
+ * others (each retry a new one), and when its values are the subject's own (`id: 123456` beside
+ * `target.id: 123456`) it is no id of the event at all. As with a wrapped record's id
+ * (envelope-id.ts), only evidence settles it: the envelope saying it is an event, an id typed by a
+ * kind of its own, a delivery attempt counter (`envelopeIdEvidence`). Without any, the page asks
+ * which is the event's own id, the envelope's or the subject's, with no answer preselected: the
+ * envelope's id, if a delivery's, makes each retry a second row; the subject's folds every later
+ * event about it into the first. Pure, but for the guess it rewrites.
+ */
+import { namedSubject } from './actor.ts';
+import { carriedList } from './batch-envelope.ts';
+import { idShaped } from './delivery.ts';
+import { envelopeIdEvidence } from './envelope-id.ts';
+import { nameWords } from './names.ts';
+import { namesBusinessParty } from './party.ts';
+import type { Question } from './questions.ts';
+import { WRAPPERS } from './roles.ts';
+import { type RuleGuess as Guess, PLAIN_ID } from './rule-guess.ts';
+import type { InferredField } from './sample.ts';
+import { dataFieldName } from './suggest.ts';
+
+/** Words that alone name what a payload is about, by its id (`subject`, `target`). */
+const SUBJECT = new Set(['subject', 'target', 'resource', 'entity']);
+const KINDS = new Set(['type', 'kind']);
+
+const parentOf = (column: string) => column.slice(0, Math.max(0, column.lastIndexOf('.')));
+const leafWords = (column: string) => nameWords(column.slice(column.lastIndexOf('.') + 1));
+const underEnvelope = (column: string) =>
+  column
+    .split('.')
+    .slice(0, -1)
+    .every((p) => WRAPPERS.has(nameWords(p).join('')));
+
+/**
+ * A bare subject word at the envelope's level whose kind a column beside names (`data.subject`
+ * beside `data.subjectType`), its values shaped as ids; undefined where there is none.
+ */
+function bareSubject(fields: readonly InferredField[], rows: readonly Record<string, unknown>[]) {
+  return fields.find((f) => {
+    const words = leafWords(f.name);
+    if (words.length !== 1 || !SUBJECT.has(words[0] as string) || !underEnvelope(f.name)) return false;
+    if (f.distinct === 0 || (f.type !== 'string' && f.type !== 'integer') || !idShaped(rows, f.name))
+      return false;
+    return fields.some((k) => {
+      const kw = leafWords(k.name);
+      return (
+        parentOf(k.name) === parentOf(f.name) &&
+        kw.length === 2 &&
+        kw[0] === words[0] &&
+        KINDS.has(kw[1] as string)
+      );
+    });
+  })?.name;
+}
+
+/**
+ * The question of which is the event's own id, the envelope's or its subject's (module comment),
+ * undefined where the envelope's id is not taken, there is no subject, or evidence says the
+ * envelope's is the event's. The envelope's guess is rewritten in place as an event field.
+ */
+export function subjectIdQuestion(
+  fields: readonly InferredField[],
+  rows: readonly Record<string, unknown>[],
+  base: Guess[],
+): Question | undefined {
+  const at = base.findIndex((g) => g.target === 'event_id');
+  const chosen = base[at];
+  if (!chosen || chosen.column.includes('.') || !PLAIN_ID.test(chosen.column)) return undefined;
+  if (carriedList(fields)) return undefined;
+  const subject = namedSubject(fields)?.id ?? bareSubject(fields, rows);
+  if (!subject || subject === chosen.column || namesBusinessParty(subject)) return undefined;
+  const same = rows.length > 0 && rows.every((r) => String(r[chosen.column]) === String(r[subject]));
+  // Beside its own id at the top, a subject's id makes the envelope an event record that names
+  // what it is about (`id`, `type`, `resourceId`): its id is its own.
+  if (!same && !subject.includes('.')) return undefined;
+  if (envelopeIdEvidence(fields, rows, chosen.column, subject) !== undefined) return undefined;
+  const why = same
+    ? `its values are those of ${subject}, the id of what the payload is about: no id of the event's own`
+    : `the envelope's id beside ${subject}, the id of what the payload is about, and nothing says it is the event's and not one delivery's`;
+  base[at] = {
+    column: chosen.column,
+    target: 'event_data',
+    field: dataFieldName(chosen.column),
+    why: `${why}: kept as a field, asked above`,
+  };
+  return {
+    target: 'event_id',
+    ask: `Which column is the event's own id? ${chosen.column} is the envelope's, ${subject} the id of what the payload is about, and nothing in the payload says which: if ${chosen.column} names one delivery, each retry becomes a second row; if ${subject} is taken, every later event about it is folded into the first.`,
+    options: [
+      {
+        column: chosen.column,
+        why: same
+          ? `the envelope's id, the same as ${subject}'s`
+          : "the envelope's id: the event's, or one delivery's",
+      },
+      { column: subject, why: 'the id of what the payload is about' },
+    ],
+    noneGuessed: {
+      why: "nothing says whether the envelope's id is the event's, one delivery's or its subject's",
+    },
+  };
+}

@@ -1,0 +1,76 @@
+/**
+ * An envelope's id beside its subject's (issue #94, core/samples/subject-id.ts and its use in
+ * guess.ts): a top-level id taken as the event's, beside the id of what the payload is about
+ * below the top (`target.id`, `data.entity_id`, a `data.subject` with its kind beside it) or with
+ * the same values, is asked about with the subject's id, nothing preselected, unless evidence
+ * says the envelope's id is the event's.
+ */
+import assert from 'node:assert/strict';
+import { guesses, takenAs } from '../../support/page-steps.ts';
+
+/** The event id filled, and the options of the question about it with whether one is preselected. */
+const read = (body: unknown) => {
+  const g = guesses(body);
+  const q = g.questions.find((x) => x.target === 'event_id');
+  return {
+    filled: takenAs(g, 'event_id'),
+    offered: q?.options.map((o) => o.column) ?? [],
+    open: q?.noneGuessed !== undefined,
+  };
+};
+
+describe('the creator: an envelope’s id beside its subject’s', () => {
+  it('no longer fills an id that repeats its target’s as the event’s: asks, none preselected', () => {
+    const r = read({
+      id: 4411,
+      event: 'user_reset_password',
+      target: { type: 'User', id: 4411 },
+      body: { password: 'x' },
+    });
+    assert.deepEqual(r.filled, []);
+    assert.deepEqual(r.offered, ['id', 'target.id']);
+    assert.equal(r.open, true);
+  });
+
+  it('asks in other shapes: a wrapped subject with its kind, a wrapped entity id', () => {
+    for (const [body, subject] of [
+      [
+        {
+          id: '0190a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b',
+          type: 'login.succeeded',
+          occurredAt: '2026-01-02T03:04:05Z',
+          data: { subject: 'c0ffee00-1111-4222-8333-944455556666', subjectType: 'USER', ip: '10.0.0.1' },
+        },
+        'data.subject',
+      ],
+      [
+        { id: 'a7c1e2d4', event: 'record.updated', payload: { entity_id: 'rec_9', entity_type: 'deal' } },
+        'payload.entity_id',
+      ],
+    ] as const) {
+      const r = read(body);
+      assert.deepEqual(r.filled, [], subject);
+      assert.deepEqual(r.offered, ['id', subject], subject);
+      assert.equal(r.open, true, subject);
+    }
+  });
+
+  it('fills the envelope’s id where the evidence says it is the event’s', () => {
+    const target = { type: 'User', id: 'u_77' };
+    // Typed by a kind of its own, said to be an event, or counting its delivery attempts.
+    assert.deepEqual(read({ id: 'evt_1a2b', type: 'user.reset', target }).filled, ['id']);
+    assert.deepEqual(read({ id: '91', object: 'event', type: 'user.reset', target }).filled, ['id']);
+    assert.deepEqual(read({ id: '91', type: 'user.reset', attempt_number: 1, target }).filled, ['id']);
+  });
+
+  it('asks nothing of an event record naming its subject at the top, a business’s id, a mail’s subject', () => {
+    // Beside its own id at the top, a subject's id makes the envelope the event's record.
+    assert.deepEqual(read({ id: '7f3c', topic: 'customer_created', resourceId: 'cus_9' }).filled, ['id']);
+    assert.deepEqual(
+      read({ id: 5512, event: 'orders/create', data: { merchant_business_entity_id: 'mbe_2' } }).filled,
+      ['id'],
+    );
+    // A subject with no kind beside it may be a message's subject line, not an id.
+    assert.deepEqual(read({ id: '301', type: 'mail.sent', data: { subject: 'Welcome' } }).filled, ['id']);
+  });
+});
