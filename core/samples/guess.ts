@@ -39,7 +39,7 @@ import { directionOf, notARegion, objectTypes, type RoleReading, versionNamed } 
 import type { RuleGuess } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
 import { reportedSteps, stepTimeOf } from './step-time.ts';
-import { subjectIdQuestion } from './subject-id.ts';
+import { subjectIdQuestion, subjectPersonIdQuestion } from './subject-id.ts';
 import { dataFieldName, type MappingSuggestion, type SuggestColumn, suggestMappings } from './suggest.ts';
 import { transactionCountryQuestion } from './transaction-country.ts';
 import { actorAbove, thinEvidenceQuestions } from './two-evidence.ts';
@@ -477,23 +477,16 @@ export function guessChoices(
   const recordIdAsk = recordIdQuestion(base, fields, rows);
   if (recordIdAsk) questions.push(recordIdAsk);
   questions.push(...actorAsks);
-  questions.push(
-    ...thinEvidenceQuestions(asQuestions, new Set(questions.flatMap((q) => q.options.map((o) => o.column)))),
-  );
-  questions.push(
-    ...lonePersonIdQuestions(asQuestions, new Set(questions.flatMap((q) => q.options.map((o) => o.column)))),
-  );
-  questions.push(
-    ...unclaimedDetailQuestions(
-      asQuestions,
-      new Set(questions.flatMap((q) => q.options.map((o) => o.column))),
-    ),
-  );
-  questions.push(
-    ...rivalPartyQuestions(fields, base, new Set(questions.flatMap((q) => q.options.map((o) => o.column)))),
-  );
+  // The columns the questions so far offer: each later rule leaves them alone.
+  const offered = () => new Set(questions.flatMap((q) => q.options.map((o) => o.column)));
+  questions.push(...thinEvidenceQuestions(asQuestions, offered()));
+  questions.push(...lonePersonIdQuestions(asQuestions, offered()));
+  questions.push(...unclaimedDetailQuestions(asQuestions, offered()));
+  questions.push(...rivalPartyQuestions(fields, base, offered()));
   const partyIdAsk =
-    partyIdQuestion(base, fields, rows, questions) ?? personRecordOwnIdQuestion(base, fields, questions);
+    partyIdQuestion(base, fields, rows, questions) ??
+    personRecordOwnIdQuestion(base, fields, questions) ??
+    subjectPersonIdQuestion(base, fields, rows, questions);
   if (partyIdAsk) questions.push(partyIdAsk);
   const emailAsk = unplacedEmailQuestion(base, fields, questions);
   if (emailAsk) questions.push(emailAsk);

@@ -11,12 +11,13 @@
  * envelope's id, if a delivery's, makes each retry a second row; the subject's folds every later
  * event about it into the first. Pure, but for the guess it rewrites.
  */
-import { namedSubject } from './actor.ts';
+import { actorOf, namedSubject, type Subject } from './actor.ts';
+import { askColumns } from './ask-columns.ts';
 import { carriedList } from './batch-envelope.ts';
 import { idShaped } from './delivery.ts';
 import { envelopeIdEvidence } from './envelope-id.ts';
 import { nameWords } from './names.ts';
-import { namesBusinessParty } from './party.ts';
+import { namesBusinessParty, PERSON_PARTY } from './party.ts';
 import type { Question } from './questions.ts';
 import { WRAPPERS } from './roles.ts';
 import { type RuleGuess as Guess, PLAIN_ID } from './rule-guess.ts';
@@ -37,15 +38,19 @@ const underEnvelope = (column: string) =>
 
 /**
  * A bare subject word at the envelope's level whose kind a column beside names (`data.subject`
- * beside `data.subjectType`), its values shaped as ids; undefined where there is none.
+ * beside `data.subjectType`), its values shaped as ids, with that kind; undefined where there is
+ * none.
  */
-function bareSubject(fields: readonly InferredField[], rows: readonly Record<string, unknown>[]) {
-  return fields.find((f) => {
+function bareSubject(
+  fields: readonly InferredField[],
+  rows: readonly Record<string, unknown>[],
+): Subject | undefined {
+  for (const f of fields) {
     const words = leafWords(f.name);
-    if (words.length !== 1 || !SUBJECT.has(words[0] as string) || !underEnvelope(f.name)) return false;
+    if (words.length !== 1 || !SUBJECT.has(words[0] as string) || !underEnvelope(f.name)) continue;
     if (f.distinct === 0 || (f.type !== 'string' && f.type !== 'integer') || !idShaped(rows, f.name))
-      return false;
-    return fields.some((k) => {
+      continue;
+    const kind = fields.find((k) => {
       const kw = leafWords(k.name);
       return (
         parentOf(k.name) === parentOf(f.name) &&
@@ -54,7 +59,51 @@ function bareSubject(fields: readonly InferredField[], rows: readonly Record<str
         KINDS.has(kw[1] as string)
       );
     });
-  })?.name;
+    if (!kind) continue;
+    const value = kind.distinct === 1 && typeof kind.examples[0] === 'string' ? kind.examples[0] : undefined;
+    return { id: f.name, ...(value === undefined ? {} : { kind: { column: kind.name, value } }) };
+  }
+  return undefined;
+}
+
+/** The subject a payload names by reference, named (actor.ts) or bare (`data.subject`). */
+const subjectRef = (fields: readonly InferredField[], rows: readonly Record<string, unknown>[]) =>
+  namedSubject(fields) ?? bareSubject(fields, rows);
+
+const PERSON_ID = new Set(['user_id', 'user.external_id']);
+
+/**
+ * A subject whose kind names a person (docs/creator-inference.md, "An envelope's id beside its
+ * subject's"): with no column taken or asked about as the person's id, the id of what the payload
+ * is about, when the column beside names its kind as a person's (`target.type: User`,
+ * `data.subjectType: USER`, `entity_type: contact`), is the person's by what it identifies, not
+ * by its name. A kind is a vendor's word, and a user may be a staff member, so the page asks,
+ * never fills it: that id preselected. Never a business party's, nor an actor's.
+ */
+export function subjectPersonIdQuestion(
+  base: Guess[],
+  fields: readonly InferredField[],
+  rows: readonly Record<string, unknown>[],
+  questions: readonly Question[],
+): Question | undefined {
+  if (base.some((g) => PERSON_ID.has(g.target))) return undefined;
+  if (questions.some((q) => PERSON_ID.has(q.field ?? q.target) && !q.noneGuessed)) return undefined;
+  const subject = subjectRef(fields, rows);
+  const kind = subject?.kind;
+  if (!subject || !kind || !nameWords(kind.value).some((w) => PERSON_PARTY.has(w))) return undefined;
+  if (namesBusinessParty(subject.id) || actorOf(subject.id) !== undefined) return undefined;
+  if (!base.some((g) => g.column === subject.id && g.target === 'event_data')) return undefined;
+  return askColumns(
+    base,
+    'user_id',
+    [{ column: subject.id, why: `the id of what the payload is about, a ${kind.value} (${kind.column})` }],
+    true,
+    {
+      ask: `Is ${subject.id} the person's id? It is the id of what the payload is about, and ${kind.column} says that is a ${kind.value}; a ${kind.value} may still be the business's own.`,
+      taken: `the id of the ${kind.value} the payload is about (${kind.column}): the person's, asked above, preselected`,
+      none: 'nothing says whose this id is',
+    },
+  );
 }
 
 /**
@@ -71,7 +120,7 @@ export function subjectIdQuestion(
   const chosen = base[at];
   if (!chosen || chosen.column.includes('.') || !PLAIN_ID.test(chosen.column)) return undefined;
   if (carriedList(fields)) return undefined;
-  const subject = namedSubject(fields)?.id ?? bareSubject(fields, rows);
+  const subject = subjectRef(fields, rows)?.id;
   if (!subject || subject === chosen.column || namesBusinessParty(subject)) return undefined;
   const same = rows.length > 0 && rows.every((r) => String(r[chosen.column]) === String(r[subject]));
   // Beside its own id at the top, a subject's id makes the envelope an event record that names

@@ -74,3 +74,47 @@ describe('the creator: an envelope’s id beside its subject’s', () => {
     assert.deepEqual(read({ id: '301', type: 'mail.sent', data: { subject: 'Welcome' } }).filled, ['id']);
   });
 });
+
+describe('the creator: a subject whose kind names a person', () => {
+  /** The person's-id question's options, whether one is preselected, and the columns taken. */
+  const person = (body: unknown) => {
+    const g = guesses(body);
+    const q = g.questions.find((x) => x.target === 'user_id');
+    return {
+      offered: q?.options.map((o) => o.column) ?? [],
+      preselected: q !== undefined && q.noneGuessed === undefined,
+      taken: takenAs(g, 'user_id', 'user.external_id'),
+    };
+  };
+
+  it('asks about the subject’s id as the person’s, preselected, in several shapes', () => {
+    for (const [body, column] of [
+      [{ id: 4411, event: 'user_reset_password', target: { type: 'User', id: 4411 } }, 'target.id'],
+      [
+        { id: 'd-1', type: 'login.succeeded', data: { subject: 'c0ffee00-1111', subjectType: 'USER' } },
+        'data.subject',
+      ],
+      [
+        { id: 'n-5', event: 'record.updated', data: { entity_id: 'ct_9', entity_type: 'contact' } },
+        'data.entity_id',
+      ],
+    ] as const) {
+      const r = person(body);
+      assert.deepEqual(r.offered, [column], column);
+      assert.equal(r.preselected, true, column);
+      assert.deepEqual(r.taken, [column], column);
+    }
+  });
+
+  it('asks nothing of a subject of another kind, a person’s id already taken, a business’s subject', () => {
+    assert.deepEqual(person({ id: 9, event: 'x', target: { type: 'Invoice', id: 'inv_1' } }).offered, []);
+    assert.deepEqual(
+      person({ id: 9, event: 'x', customer_id: 'cus_1', target: { type: 'User', id: 'u_1' } }).taken,
+      ['customer_id'],
+    );
+    assert.deepEqual(
+      person({ id: 'e', type: 'x', data: { account_entity_id: 'a1', account_entity_type: 'user' } }).offered,
+      [],
+    );
+  });
+});
