@@ -245,3 +245,51 @@ describe('the creator: a record’s own id, the rule on its own', () => {
     assert.deepEqual(ask([{ id: null, invoice: { id: 'in_1' } }]).offered, ['invoice.id']);
   });
 });
+
+describe('the creator: an id named for the record the event’s type names', () => {
+  it('asks about a wrapped record’s id named for it, preselected: `data.conversation_id`, `data.envelopeId`', () => {
+    for (const [body, column] of [
+      [
+        { event: 'conversation.started', data: { conversation_id: 'cv_81', channel: 'web', text: 'Hi' } },
+        'data.conversation_id',
+      ],
+      [
+        { event: 'envelope-sent', data: { envelopeId: 'e7c1-99', accountId: 'acc_1', status: 'sent' } },
+        'data.envelopeId',
+      ],
+    ] as const) {
+      const g = guess(body);
+      assert.deepEqual(eventIds(g), [column], column);
+      assert.equal(idQuestion(g)?.options[0]?.column, column, column);
+      assert.equal(idQuestion(g)?.noneGuessed, undefined, column);
+    }
+  });
+
+  it('offers a person’s record’s id with none preselected, and asks it as the person’s instead', () => {
+    const g = guess({
+      event: 'lead.created',
+      data: { leadId: '5071-df73', firstName: 'Ana', email: 'ana@example.com', source: 'inbound' },
+    });
+    assert.deepEqual(eventIds(g), []);
+    assert.deepEqual(
+      idQuestion(g)?.options.map((o) => o.column),
+      ['data.leadId'],
+    );
+    assert.ok(idQuestion(g)?.noneGuessed);
+    assert.equal(g.columns.find((c) => c.column === 'data.leadId')?.target, 'user_id');
+  });
+
+  it('takes only the record the type names before its step, not a word of it', () => {
+    // `app_subscription_cancelled` names an app subscription, not the app.
+    const app = guess({ event: 'app_subscription_cancelled', data: { app_id: 5, plan: 'pro' } });
+    assert.deepEqual(eventIds(app), []);
+    // An id named for another thing than the type's record is no record's own.
+    const shop = guess({ event: 'order.paid', data: { shopId: 's_1', total: 12 } });
+    assert.equal(
+      shop.questions.some(
+        (q) => q.target === 'event_id' && q.options.some((o) => o.column === 'data.shopId'),
+      ),
+      false,
+    );
+  });
+});
