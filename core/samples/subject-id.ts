@@ -71,13 +71,30 @@ const subjectRef = (fields: readonly InferredField[], rows: readonly Record<stri
   namedSubject(fields) ?? bareSubject(fields, rows);
 
 const PERSON_ID = new Set(['user_id', 'user.external_id']);
+/** Top-level names of the column that says which event a payload is. */
+const TYPE_NAMES = new Set(['type', 'event', 'eventtype', 'eventname', 'topic']);
+
+/**
+ * The subject's kind as the event's one type names it, where no column beside the subject does:
+ * the type's words before its step (`topic: customer_created` → customer).
+ */
+function typeKind(fields: readonly InferredField[]): Subject['kind'] {
+  for (const t of fields) {
+    if (t.name.includes('.') || !TYPE_NAMES.has(nameWords(t.name).join('')) || t.distinct !== 1) continue;
+    const value = t.examples[0];
+    const words = typeof value === 'string' ? nameWords(value).slice(0, -1) : [];
+    if (words.length > 0) return { column: t.name, value: words.join(' ') };
+  }
+  return undefined;
+}
 
 /**
  * A subject whose kind names a person (docs/creator-inference.md, "An envelope's id beside its
  * subject's"): with no column taken or asked about as the person's id, the id of what the payload
  * is about, when the column beside names its kind as a person's (`target.type: User`,
- * `data.subjectType: USER`, `entity_type: contact`), is the person's by what it identifies, not
- * by its name. A kind is a vendor's word, and a user may be a staff member, so the page asks,
+ * `data.subjectType: USER`, `entity_type: contact`), or with none beside it the event's type does
+ * (`resourceId` beside `topic: customer_created`), is the person's by what it identifies, not by
+ * its name. A kind is a vendor's word, and a user may be a staff member, so the page asks,
  * never fills it: that id preselected. Never a business party's, nor an actor's.
  */
 export function subjectPersonIdQuestion(
@@ -89,8 +106,14 @@ export function subjectPersonIdQuestion(
   if (base.some((g) => PERSON_ID.has(g.target))) return undefined;
   if (questions.some((q) => PERSON_ID.has(q.field ?? q.target) && !q.noneGuessed)) return undefined;
   const subject = subjectRef(fields, rows);
-  const kind = subject?.kind;
-  if (!subject || !kind || !nameWords(kind.value).some((w) => PERSON_PARTY.has(w))) return undefined;
+  if (!subject) return undefined;
+  const kind = subject.kind ?? typeKind(fields);
+  if (!kind || !nameWords(kind.value).some((w) => PERSON_PARTY.has(w))) return undefined;
+  // A type names more than the subject (`customer_invoice_created`): its record is a person's
+  // only where its last word, or the subject's own name, says so.
+  const own = nameWords(subject.id.slice(subject.id.lastIndexOf('.') + 1));
+  const head = nameWords(kind.value).at(-1) as string;
+  if (!subject.kind && !PERSON_PARTY.has(head) && !own.some((w) => PERSON_PARTY.has(w))) return undefined;
   if (namesBusinessParty(subject.id) || actorOf(subject.id) !== undefined) return undefined;
   if (!base.some((g) => g.column === subject.id && g.target === 'event_data')) return undefined;
   return askColumns(

@@ -106,6 +106,26 @@ describe('the creator: a subject whose kind names a person', () => {
     }
   });
 
+  it('reads the subject’s kind from the event’s type where no column beside names it', () => {
+    for (const [body, column] of [
+      [{ id: 'ev-1', topic: 'customer_created', resourceId: '9d1f-22' }, 'resourceId'],
+      [{ id: 'ev-2', type: 'member.updated', data: { entity_id: 'm_7' } }, 'data.entity_id'],
+      [
+        { type: 'user_email_usages_created', payload: { userResourceGuid: 'b1-c2' } },
+        'payload.userResourceGuid',
+      ],
+    ] as const) {
+      const r = person(body);
+      assert.deepEqual(r.offered, [column], column);
+      assert.equal(r.preselected, true, column);
+    }
+    // A type whose record is another thing's, and a subject not named for a person: nothing asked.
+    assert.deepEqual(
+      person({ id: 'ev-3', topic: 'customer_invoice_created', resourceId: 'inv-1' }).offered,
+      [],
+    );
+  });
+
   it('asks nothing of a subject of another kind, a person’s id already taken, a business’s subject', () => {
     assert.deepEqual(person({ id: 9, event: 'x', target: { type: 'Invoice', id: 'inv_1' } }).offered, []);
     assert.deepEqual(
