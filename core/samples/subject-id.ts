@@ -13,14 +13,13 @@
  */
 import { actorOf, namedSubject, type Subject } from './actor.ts';
 import { askColumns } from './ask-columns.ts';
-import { carriedList } from './batch-envelope.ts';
 import { idShaped } from './delivery.ts';
-import { envelopeIdEvidence } from './envelope-id.ts';
+import { envelopeIdEvidence, takenEnvelopeId } from './envelope-id.ts';
 import { nameWords } from './names.ts';
 import { namesBusinessParty, PERSON_PARTY } from './party.ts';
 import type { Question } from './questions.ts';
 import { WRAPPERS } from './roles.ts';
-import { type RuleGuess as Guess, PLAIN_ID } from './rule-guess.ts';
+import type { RuleGuess as Guess } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
 import { dataFieldName } from './suggest.ts';
 
@@ -139,10 +138,9 @@ export function subjectIdQuestion(
   rows: readonly Record<string, unknown>[],
   base: Guess[],
 ): Question | undefined {
-  const at = base.findIndex((g) => g.target === 'event_id');
-  const chosen = base[at];
-  if (!chosen || chosen.column.includes('.') || !PLAIN_ID.test(chosen.column)) return undefined;
-  if (carriedList(fields)) return undefined;
+  const at = takenEnvelopeId(fields, base);
+  const chosen = at === undefined ? undefined : base[at];
+  if (at === undefined || !chosen) return undefined;
   const subject = subjectRef(fields, rows)?.id;
   if (!subject || subject === chosen.column || namesBusinessParty(subject)) return undefined;
   const same = rows.length > 0 && rows.every((r) => String(r[chosen.column]) === String(r[subject]));
