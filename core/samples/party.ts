@@ -89,6 +89,10 @@ export const PERSON_PARTY = new Set([
   'learner',
 ]);
 
+/** Whether a word names a person party, its plural too (`users`, `contacts`). */
+export const personWord = (w: string) =>
+  PERSON_PARTY.has(w) || (w.endsWith('s') && PERSON_PARTY.has(w.slice(0, -1)));
+
 /**
  * Words that make whoever a name names the one acting for the business: an `assigned` user, a
  * user `responsible` for a record, the one a record was `created by`.

@@ -22,7 +22,7 @@
  */
 import { deliveryColumns, everyRowOwn, idShaped } from './delivery.ts';
 import { nameWords } from './names.ts';
-import { PERSON_PARTY, partyOf } from './party.ts';
+import { partyOf, personWord } from './party.ts';
 import type { Question } from './questions.ts';
 import { requestReference } from './request-ref.ts';
 import { WRAPPERS } from './roles.ts';
@@ -152,11 +152,19 @@ function namedByType(fields: readonly InferredField[], ids: readonly string[]): 
   return named.length === 1 ? named[0] : undefined;
 }
 
-/** Whether an id's record, by its object or its own name, is a person party's (`data.leadId`, `contact.id`). */
-function personsRecord(column: string): boolean {
+/**
+ * Whether an id's record, by its object or its own name, is a person party's (`data.leadId`,
+ * `contact.id`), or, for the plain id of the wrapped record (`data.id`), by the record the event's
+ * type names (`user.created`, `users.created`: `records`, typeRecords).
+ */
+function personsRecord(column: string, records: ReadonlySet<string>): boolean {
   const named = nameWords(leafOf(column)).slice(0, -1);
-  const record = named.length > 0 ? named : recordName(parentOf(column)).split(' ');
-  return PERSON_PARTY.has(record.at(-1) as string);
+  const object = recordName(parentOf(column));
+  const record = named.length > 0 ? named : object.split(' ');
+  if (personWord(record.at(-1) as string)) return true;
+  return (
+    named.length === 0 && object === '' && [...records].some((r) => personWord(r.split(' ').at(-1) as string))
+  );
 }
 
 /**
@@ -177,7 +185,7 @@ export function recordIdQuestion(
     namedByType(fields, ids) ?? (ids.length === 1 && aboutIt(ids[0] as string) ? ids[0] : undefined);
   // A person's record (`data.leadId` beside `lead.created`) is the person's id as much as the
   // event's: offered first, nothing preselected, so that the person's may be (party-id.ts).
-  const chosen = first !== undefined && personsRecord(first) ? undefined : first;
+  const chosen = first !== undefined && personsRecord(first, typeRecords(fields)) ? undefined : first;
   const folds =
     'taken as the event’s id, a second webhook about the same record (a later change of it) is folded into the first';
   const options = [...(first ? [first] : []), ...ids.filter((c) => c !== first)].slice(0, 4).map((c) => ({

@@ -16,10 +16,10 @@ import { askColumns } from './ask-columns.ts';
 import { idShaped } from './delivery.ts';
 import { envelopeIdEvidence, takenEnvelopeId } from './envelope-id.ts';
 import { nameWords } from './names.ts';
-import { namesBusinessParty, PERSON_PARTY } from './party.ts';
+import { namesBusinessParty, PERSON_PARTY, personWord } from './party.ts';
 import type { Question } from './questions.ts';
 import { WRAPPERS } from './roles.ts';
-import type { RuleGuess as Guess } from './rule-guess.ts';
+import { type RuleGuess as Guess, PLAIN_ID } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
 import { dataFieldName } from './suggest.ts';
 
@@ -65,6 +65,26 @@ function bareSubject(
   return undefined;
 }
 
+/**
+ * The plain id of the record the payload wraps (`data.id`, `data.object.id`: wrappers only above
+ * it), as a subject with no kind of its own; undefined where there is none.
+ */
+function wrappedId(
+  fields: readonly InferredField[],
+  rows: readonly Record<string, unknown>[],
+): Subject | undefined {
+  const f = fields.find(
+    (x) =>
+      PLAIN_ID.test(x.name.slice(x.name.lastIndexOf('.') + 1)) &&
+      x.name.includes('.') &&
+      underEnvelope(x.name) &&
+      x.distinct > 0 &&
+      (x.type === 'string' || x.type === 'integer') &&
+      idShaped(rows, x.name),
+  );
+  return f ? { id: f.name } : undefined;
+}
+
 /** The subject a payload names by reference, named (actor.ts) or bare (`data.subject`). */
 const subjectRef = (fields: readonly InferredField[], rows: readonly Record<string, unknown>[]) =>
   namedSubject(fields) ?? bareSubject(fields, rows);
@@ -93,7 +113,8 @@ function typeKind(fields: readonly InferredField[]): Subject['kind'] {
  * is about, when the column beside names its kind as a person's (`target.type: User`,
  * `data.subjectType: USER`, `entity_type: contact`), or with none beside it the event's type does
  * (`resourceId` beside `topic: customer_created`), is the person's by what it identifies, not by
- * its name. A kind is a vendor's word, and a user may be a staff member, so the page asks,
+ * its name; so is the plain id of the record the payload wraps (`data.id`) where the type's record
+ * is a person's (`user.created`, `users.created`). A kind is a vendor's word, and a user may be a staff member, so the page asks,
  * never fills it: that id preselected. Never a business party's, nor an actor's.
  */
 export function subjectPersonIdQuestion(
@@ -104,15 +125,15 @@ export function subjectPersonIdQuestion(
 ): Question | undefined {
   if (base.some((g) => PERSON_ID.has(g.target))) return undefined;
   if (questions.some((q) => PERSON_ID.has(q.field ?? q.target) && !q.noneGuessed)) return undefined;
-  const subject = subjectRef(fields, rows);
+  const subject = subjectRef(fields, rows) ?? wrappedId(fields, rows);
   if (!subject) return undefined;
   const kind = subject.kind ?? typeKind(fields);
-  if (!kind || !nameWords(kind.value).some((w) => PERSON_PARTY.has(w))) return undefined;
+  if (!kind || !nameWords(kind.value).some(personWord)) return undefined;
   // A type names more than the subject (`customer_invoice_created`): its record is a person's
   // only where its last word, or the subject's own name, says so.
   const own = nameWords(subject.id.slice(subject.id.lastIndexOf('.') + 1));
   const head = nameWords(kind.value).at(-1) as string;
-  if (!subject.kind && !PERSON_PARTY.has(head) && !own.some((w) => PERSON_PARTY.has(w))) return undefined;
+  if (!subject.kind && !personWord(head) && !own.some((w) => PERSON_PARTY.has(w))) return undefined;
   if (namesBusinessParty(subject.id) || actorOf(subject.id) !== undefined) return undefined;
   if (!base.some((g) => g.column === subject.id && g.target === 'event_data')) return undefined;
   return askColumns(

@@ -138,3 +138,43 @@ describe('the creator: a subject whose kind names a person', () => {
     );
   });
 });
+
+describe('the creator: the wrapped record of an event about a person', () => {
+  const read2 = (body: unknown) => {
+    const g = guesses(body);
+    const ev = g.questions.find((x) => x.target === 'event_id');
+    const who = g.questions.find((x) => x.target === 'user_id');
+    return {
+      g,
+      eventOpen: ev?.noneGuessed !== undefined,
+      eventOffered: ev?.options.map((o) => o.column) ?? [],
+      personOffered: who?.options.map((o) => o.column) ?? [],
+      personPreselected: who !== undefined && who.noneGuessed === undefined,
+    };
+  };
+
+  it('asks about `data.id` as the person’s, preselected, and offers it for the event with none preselected', () => {
+    for (const body of [
+      { type: 'user.created', data: { id: 'user_2aB', first_name: 'Ana' } },
+      { type: 'users.created', data: { id: 'u-9', email: 'ana@example.com' } },
+      { event: 'person.created', data: { object: { id: 301, name: 'Ana' } } },
+    ]) {
+      const r = read2(body);
+      const column = r.personOffered[0];
+      assert.ok(column?.endsWith('.id'), JSON.stringify(body));
+      assert.equal(r.personPreselected, true, JSON.stringify(body));
+      assert.deepEqual(r.eventOffered, [column], JSON.stringify(body));
+      assert.equal(r.eventOpen, true, JSON.stringify(body));
+      assert.deepEqual(takenAs(r.g, 'event_id'), [], JSON.stringify(body));
+    }
+  });
+
+  it('keeps `data.id` the event’s, preselected, where the type’s record is no person’s', () => {
+    for (const type of ['subscription.created', 'customer.subscription.created', 'invoice.paid']) {
+      const r = read2({ type, data: { id: 'rec_1', status: 'active' } });
+      assert.deepEqual(takenAs(r.g, 'event_id'), ['data.id'], type);
+      assert.equal(r.eventOpen, false, type);
+      assert.deepEqual(r.personOffered, [], type);
+    }
+  });
+});
