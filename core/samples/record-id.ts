@@ -10,7 +10,8 @@
  * an event is about; otherwise each offered with no answer preselected.
  *
  * A record's own id is, in an object that names no party (not a customer's, a sender's, a
- * company's: party.ts), nor who acted (an `actor`, a `sender`, an owner: two-evidence.ts), and
+ * company's: party.ts) but the person's own the event's type names (`data.user` beside
+ * `user.created`, offered with none preselected, even when taken as the person's), nor who acted (an `actor`, a `sender`, an owner: two-evidence.ts), and
  * sits at most three levels down: its plain `id` (`_id`, `uuid`), or
  * where it has none an id named for the record itself (`message.message_id`), for a kind of
  * record an event is about (`txn_id`, `transactionId`, `bookingId`, `message_id`) or for the record
@@ -44,6 +45,7 @@ const ACTING = new Set(
 /** Names of the columns that name the event's type, whose values may name its record. */
 const TYPE_NAMES = new Set(['type', 'event', 'eventtype', 'eventname', 'topic', 'trigger', 'category']);
 
+const PERSON_ID = new Set(['user_id', 'user.external_id']);
 const leafOf = (column: string) => column.slice(column.lastIndexOf('.') + 1);
 const parentOf = (column: string) => column.slice(0, Math.max(0, column.lastIndexOf('.')));
 
@@ -77,6 +79,12 @@ function recordIds(
 ): string[] {
   const skip = new Set(deliveryColumns(fields).map((d) => d.column));
   const typed = typeRecords(fields);
+  // A person's own object the event's type names (`data.user` beside `user.created`): its id is
+  // what the event is about, and may already be taken as the person's.
+  const typedPerson = (parent: string) => {
+    const record = recordName(parent);
+    return record !== '' && personWord(record.split(' ').at(-1) as string) && typed.has(record);
+  };
   const fits = fields.filter((f) => {
     const depth = f.name.split('.').length;
     const parent = parentOf(f.name);
@@ -91,10 +99,14 @@ function recordIds(
       f.format !== 'url' &&
       !skip.has(f.name) &&
       requestReference(f.name) === undefined &&
-      partyOf(parent) === undefined &&
+      (partyOf(parent) === undefined || typedPerson(parent)) &&
       actorAbove(f.name) === undefined &&
       !parent.split('.').some((p) => ACTING.has(nameWords(p).join(''))) &&
-      base.some((g) => g.column === f.name && g.target === 'event_data') &&
+      base.some(
+        (g) =>
+          g.column === f.name &&
+          (g.target === 'event_data' || (typedPerson(parent) && PERSON_ID.has(g.target))),
+      ) &&
       everyRowOwn(rows, f.name) &&
       idShaped(rows, f.name) &&
       (PLAIN_ID.test(leafOf(f.name)) || namedForRecord(f.name, typed))

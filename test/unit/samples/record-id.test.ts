@@ -293,3 +293,39 @@ describe('the creator: an id named for the record the event’s type names', () 
     );
   });
 });
+
+describe('the creator: a person’s object the event’s type names', () => {
+  it('offers `data.user.id` beside `user.created` for the event, none preselected, still the person’s', () => {
+    for (const [body, column] of [
+      [{ type: 'user.created', data: { user: { id: 'kp_1a2b', email: 'ana@example.com' } } }, 'data.user.id'],
+      [
+        { event: 'member.signup', member: { id: 88, email: 'ana@example.com', full_name: 'Ana' } },
+        'member.id',
+      ],
+    ] as const) {
+      const g = guess(body);
+      assert.deepEqual(eventIds(g), [], column);
+      assert.deepEqual(
+        idQuestion(g)?.options.map((o) => o.column),
+        [column],
+        column,
+      );
+      assert.ok(idQuestion(g)?.noneGuessed, column);
+      assert.ok(
+        g.columns.some(
+          (c) => c.column === column && (c.target === 'user_id' || c.target === 'user.external_id'),
+        ),
+        column,
+      );
+    }
+  });
+
+  it('offers no person’s object the type does not name', () => {
+    // An order's customer is a party beside the order, not what the event is about.
+    const g = guess({ type: 'order.created', customer: { id: 'c_1', email: 'ana@example.com' } });
+    assert.equal(
+      g.questions.some((q) => q.target === 'event_id' && q.options.some((o) => o.column === 'customer.id')),
+      false,
+    );
+  });
+});
