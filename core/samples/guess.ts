@@ -24,7 +24,7 @@ import { chooseEventName, type EventNameGuess } from './event-name.ts';
 import { identityEvidence, leafSide, personObjectId } from './evidence.ts';
 import { fieldName, nameWords } from './names.ts';
 import { deliveredIdQuestion, ownIdQuestion } from './own-id.ts';
-import { partyRole, unclaimedDetailQuestions } from './party.ts';
+import { heldByBusiness, partyRole, unclaimedDetailQuestions } from './party.ts';
 import { partyIdQuestion } from './party-id.ts';
 import { lonePersonIdQuestions, personReferenceQuestion } from './person-id-evidence.ts';
 import { personRecordIdQuestion, personRecordOwnIdQuestion } from './person-record.ts';
@@ -39,6 +39,7 @@ import { directionOf, notARegion, objectTypes, type RoleReading, versionNamed } 
 import type { RuleGuess } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
 import { reportedSteps, stepTimeOf } from './step-time.ts';
+import { subjectIdQuestion, subjectPersonIdQuestion } from './subject-id.ts';
 import { dataFieldName, type MappingSuggestion, type SuggestColumn, suggestMappings } from './suggest.ts';
 import { transactionCountryQuestion } from './transaction-country.ts';
 import { actorAbove, thinEvidenceQuestions } from './two-evidence.ts';
@@ -182,10 +183,11 @@ function refusals(fields: readonly InferredField[], rows: readonly Record<string
   const byName = new Map(fields.map((f) => [f.name, f]));
   const columns = fields.map((f) => f.name);
   const acting = actorRefusal(fields);
+  const held = heldByBusiness(fields);
   return (column, target) => {
     const f = byName.get(column);
     if (target.startsWith('user') || target === 'device.locale') {
-      const above = actorAbove(column) ?? acting(column);
+      const above = actorAbove(column) ?? acting(column) ?? held(column);
       if (above) return above;
       const r = partyRole(column, typeOf, direction);
       const side = leafSide(column);
@@ -447,7 +449,9 @@ export function guessChoices(
   const actorAsks = actorQuestions(fields, base);
   const byEvidence = envelopeIdGuess(fields, rows, base);
   const idQuestion = ownIdQuestion(fields, rows, base);
-  const envelopeAsk = idQuestion ? undefined : envelopeIdQuestion(fields, rows, base);
+  const envelopeAsk = idQuestion
+    ? undefined
+    : (envelopeIdQuestion(fields, rows, base) ?? subjectIdQuestion(fields, rows, base));
   const direction = directionOf(fields);
   const roles = fields.map((f) => partyRole(f.name, typeOf, direction));
   personIdFromObject(fields, base, typeOf);
@@ -473,23 +477,16 @@ export function guessChoices(
   const recordIdAsk = recordIdQuestion(base, fields, rows);
   if (recordIdAsk) questions.push(recordIdAsk);
   questions.push(...actorAsks);
-  questions.push(
-    ...thinEvidenceQuestions(asQuestions, new Set(questions.flatMap((q) => q.options.map((o) => o.column)))),
-  );
-  questions.push(
-    ...lonePersonIdQuestions(asQuestions, new Set(questions.flatMap((q) => q.options.map((o) => o.column)))),
-  );
-  questions.push(
-    ...unclaimedDetailQuestions(
-      asQuestions,
-      new Set(questions.flatMap((q) => q.options.map((o) => o.column))),
-    ),
-  );
-  questions.push(
-    ...rivalPartyQuestions(fields, base, new Set(questions.flatMap((q) => q.options.map((o) => o.column)))),
-  );
+  // The columns the questions so far offer: each later rule leaves them alone.
+  const offered = () => new Set(questions.flatMap((q) => q.options.map((o) => o.column)));
+  questions.push(...thinEvidenceQuestions(asQuestions, offered()));
+  questions.push(...lonePersonIdQuestions(asQuestions, offered()));
+  questions.push(...unclaimedDetailQuestions(asQuestions, offered()));
+  questions.push(...rivalPartyQuestions(fields, base, offered()));
   const partyIdAsk =
-    partyIdQuestion(base, fields, rows, questions) ?? personRecordOwnIdQuestion(base, fields, questions);
+    partyIdQuestion(base, fields, rows, questions) ??
+    personRecordOwnIdQuestion(base, fields, questions) ??
+    subjectPersonIdQuestion(base, fields, rows, questions);
   if (partyIdAsk) questions.push(partyIdAsk);
   const emailAsk = unplacedEmailQuestion(base, fields, questions);
   if (emailAsk) questions.push(emailAsk);
@@ -692,9 +689,10 @@ function personIdFromObject(
 ): void {
   if (base.some((g) => g.target === 'user_id' || g.target === 'user.external_id')) return;
   const direction = directionOf(fields);
+  const held = heldByBusiness(fields);
   // Under the business's side or an actor on a record (`ticket.owner.user.id`), never the person's.
   const role = (c: string): RoleReading => {
-    const above = actorAbove(c);
+    const above = actorAbove(c) ?? held(c);
     return above ? { role: 'business', why: above } : partyRole(c, typeOf, direction);
   };
   const column = personObjectId(fields, role);

@@ -4,12 +4,13 @@
  * an event is about (`contact_id`, `sender.user_id`, `data.conversation.requester.id`) is often
  * there under a name the synonyms do not take. A party word is a name, not proof: a sender may be
  * the business's agent, a contact a company. So the page asks, never fills it silently: the one
- * such id preselected, several offered with no answer preselected. Pure.
+ * such id preselected, several offered with no answer preselected; never one of an object that
+ * says it holds one of the business's people (`user.type: agent`, party.ts). Pure.
  */
 import { askColumns } from './ask-columns.ts';
 import { idShaped } from './delivery.ts';
 import { nameWords } from './names.ts';
-import { businessParty, PERSON_PARTY } from './party.ts';
+import { businessParty, heldByBusiness, PERSON_PARTY } from './party.ts';
 import type { Question } from './questions.ts';
 import { WRAPPERS } from './roles.ts';
 import type { RuleGuess } from './rule-guess.ts';
@@ -51,6 +52,7 @@ export function partyIdQuestion(
 ): Question | undefined {
   if (base.some((g) => PERSON_ID.has(g.target))) return undefined;
   if (questions.some((q) => PERSON_ID.has(q.field ?? q.target))) return undefined;
+  const held = heldByBusiness(fields);
   const ids = fields.filter(
     (f) =>
       f.distinct > 0 &&
@@ -60,6 +62,7 @@ export function partyIdQuestion(
       partyOfId(f.name) !== undefined &&
       businessParty(f.name) === undefined &&
       actorAbove(f.name) === undefined &&
+      held(f.name) === undefined &&
       base.some((g) => g.column === f.name && g.target === 'event_data') &&
       rows.every((r) => r[f.name] !== undefined && r[f.name] !== null && r[f.name] !== '') &&
       idShaped(rows, f.name),

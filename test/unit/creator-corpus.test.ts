@@ -56,10 +56,11 @@ import { fill } from '../../scripts/docs-markers.ts';
  * f77c6971…, measured once: 1 wrong), the eleventh (2bb2dce6, pinned by 4e4ff83d…, measured
  * once: 2 wrong), the twelfth (4eda7239, pinned by 89eed12b…, measured once: 0 wrong), the
  * thirteenth (22e3fdd1, pinned by df132430…, measured once: 2 wrong), the fourteenth
- * (a30d6103, pinned by 6db4ed1d…, measured once: 0 wrong) and the fifteenth (dccf17fc, pinned by
- * 70eae8cc…, measured once: 3 wrong) on 2026-11-28.
+ * (a30d6103, pinned by 6db4ed1d…, measured once: 0 wrong), the fifteenth (dccf17fc, pinned by
+ * 70eae8cc…, measured once: 3 wrong) and the sixteenth (89426d4a, pinned by 2ea503e0…, measured
+ * once: 3 wrong) on 2026-11-28.
  */
-const HELD_OUT_SHA256: string | null = '2ea503e07fc79714abc815cbed8fc445d9d5fda15e4f2d99b83235462535e489';
+const HELD_OUT_SHA256: string | null = null;
 
 /**
  * Wrong identity, money, personal fields or event ids filled without asking in the held-out part,
@@ -67,7 +68,7 @@ const HELD_OUT_SHA256: string | null = '2ea503e07fc79714abc815cbed8fc445d9d5fda1
  * then. Never fixed by tuning on it (that would make it one more tuned part); pinned so that a
  * change either way is seen, and the documented figure stays true.
  */
-const HELD_OUT_SILENT_WRONG: number | null = 3;
+const HELD_OUT_SILENT_WRONG: number | null = null;
 
 /** Skips a held-out test with its reason in the title, so the run says why: never the tuned part's. */
 function skipFor(test: Mocha.Context, reason: string): never {
