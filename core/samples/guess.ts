@@ -23,7 +23,7 @@ import { envelopeIdQuestion } from './envelope-id.ts';
 import { chooseEventName, type EventNameGuess } from './event-name.ts';
 import { identityEvidence, leafSide, personObjectId } from './evidence.ts';
 import { fieldName, nameWords } from './names.ts';
-import { deliveredIdQuestion, ownIdQuestion } from './own-id.ts';
+import { deliveredIdQuestion, namedForAnotherRecord, ownIdQuestion } from './own-id.ts';
 import { heldByBusiness, partyRole, unclaimedDetailQuestions } from './party.ts';
 import { partyIdQuestion } from './party-id.ts';
 import { lonePersonIdQuestions, personReferenceQuestion } from './person-id-evidence.ts';
@@ -206,6 +206,7 @@ function refusals(fields: readonly InferredField[], rows: readonly Record<string
     // A currency is told by its codes, not by its name alone ("Credit Card" under `payment_currency`).
     if (target === 'currency' && f && f.format !== 'currency') return 'its values are not currency codes';
     if (target === 'page.url' && !pageColumn(column)) return 'not named as the page’s';
+    if (target === 'event_id') return namedForAnotherRecord(fields, column);
     return undefined;
   };
 }

@@ -111,6 +111,33 @@ export function ownIdQuestion(
   };
 }
 
+/** A compound id's words that name the event itself, or a key kept to tell its copies apart. */
+const EVENT_WORDS = /^(event|webhook event|ereignis|dedup|dedupe|deduplication)$/;
+
+/**
+ * Why a column named like an event id for another record (`message_id`: the e-mail every event
+ * of it shares, sent, delivered, opened) may not take the event's id, or undefined: at the
+ * envelope's top beside it, a column is named for the event itself (`event_id`, `eventUuid`)
+ * and holds values. Two names that both read as the event's id are otherwise told apart by
+ * their order in the payload, which says nothing; the one that names the event is its id.
+ */
+export function namedForAnotherRecord(fields: readonly InferredField[], column: string): string | undefined {
+  const words = refersTo(column);
+  if (words.length === 0 || EVENT_WORDS.test(words.join(' ')) || !atEnvelopeTop(column)) return undefined;
+  const event = fields.find(
+    (f) =>
+      f.name !== column &&
+      f.distinct > 0 &&
+      (f.type === 'string' || f.type === 'integer') &&
+      atEnvelopeTop(f.name) &&
+      parentOf(f.name) === parentOf(column) &&
+      /^(event|webhook event|ereignis)$/.test(refersTo(f.name).join(' ')),
+  );
+  return event
+    ? `named for a ${words.join(' ')}, which every event of it may share; ${event.name} beside it is named for the event`
+    : undefined;
+}
+
 /** What a delivery was sent to, at the envelope's top: the vendor's webhook subscription, endpoint or hook. */
 const SENT_TO = /^(webhook )?(subscription|endpoint|hook|destination|webhook) (id|uuid)$/;
 const isTime = (f: InferredField) =>

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { inferFields, parseSample } from '../../../core/samples/index.ts';
-import { deliveredIdQuestion, ownIdQuestion } from '../../../core/samples/own-id.ts';
+import { deliveredIdQuestion, namedForAnotherRecord, ownIdQuestion } from '../../../core/samples/own-id.ts';
 
 /**
  * The guesses of a payload whose `named` column the creator took as the event's id, every other
@@ -202,6 +202,40 @@ describe('creator: the event’s own id, rule by rule', () => {
           type,
         );
       }
+    });
+  });
+
+  describe('whether an id is named for another record beside one named for the event', () => {
+    const refused = (body: Record<string, unknown>, column: string) =>
+      namedForAnotherRecord(guessesOf(body, column).fields, column);
+
+    it('refuses a record’s compound id beside a top-level id named for the event', () => {
+      for (const [body, column, record, beside] of [
+        [{ message_id: 'm1', event_id: 'e1' }, 'message_id', 'message', 'event_id'],
+        [{ msgId: 'm1', eventId: 7 }, 'msgId', 'msg', 'eventId'],
+        [{ message_uuid: 'm1', webhook_event_id: 'e1' }, 'message_uuid', 'message', 'webhook_event_id'],
+        [{ event: { message_id: 'm1', event_id: 'e1' } }, 'event.message_id', 'message', 'event.event_id'],
+      ] as const)
+        assert.equal(
+          refused(body, column),
+          `named for a ${record}, which every event of it may share; ${beside} beside it is named for the event`,
+          column,
+        );
+    });
+
+    it('refuses nothing named for the event or a copy, a plain id, or with no event name beside it', () => {
+      for (const [body, column] of [
+        [{ event_id: 'e1', message_id: 'm1' }, 'event_id'],
+        [{ dedup_id: 'd1', event_id: 'e1' }, 'dedup_id'],
+        [{ id: 'i1', event_id: 'e1' }, 'id'],
+        [{ message_id: 'm1', id: 'i1' }, 'message_id'],
+        [{ message_id: 'm1', event_id: null }, 'message_id'],
+        [{ message_id: 'm1', event_id: true }, 'message_id'],
+        [{ message_id: 'm1', data: { event_id: 'e1' } }, 'message_id'],
+        [{ data: { message_id: 'm1' }, event_id: 'e1' }, 'data.message_id'],
+        [{ message_id: 'm1', event_name: 'sent' }, 'message_id'],
+      ] as const)
+        assert.equal(refused(body, column), undefined, `${column} in ${JSON.stringify(body)}`);
     });
   });
 });

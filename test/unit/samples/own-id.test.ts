@@ -117,4 +117,36 @@ describe('creator: the event’s own id', () => {
     const { subscriptionId: _, ...bare } = notice;
     assert.equal(idQuestion(guess(bare)), undefined);
   });
+
+  it('takes the column named for the event over one named for a message, whichever comes first', () => {
+    const batch = {
+      events: [
+        {
+          event: 'delivery',
+          timestamp: 1763632800,
+          message_id: '7c1e5a8e-93b1-4b1c-9a53-2f0d6c1f5d11',
+          email: 'ada@example.com',
+          event_id: '0b6f0c3e-5d7a-4e0a-8f0e-5c2b9d7f3a20',
+        },
+      ],
+    };
+    const sample = parseSample(JSON.stringify(batch), { records: 'events' });
+    const g = guessChoices(inferFields(sample), sample.rows);
+    // Once taken as the event's by coming first: every event of that e-mail shares it.
+    assert.deepEqual(eventIds(g), ['event_id']);
+    assert.equal(g.columns.find((c) => c.column === 'message_id')?.target, 'event_data');
+    assert.equal(g.columns.find((c) => c.column === 'event_id')?.confidence, 0.9);
+    // Another spelling, another record, the same reading.
+    assert.deepEqual(eventIds(guess({ msgId: 'm-81', eventId: 'e-19', type: 'opened' })), ['eventId']);
+    assert.deepEqual(eventIds(guess({ message_uuid: 'm-81', event_uuid: 'e-19' })), ['event_uuid']);
+  });
+
+  it('keeps a message’s id as the event’s where nothing beside it is named for the event', () => {
+    assert.deepEqual(eventIds(guess({ message_id: 'm-81', type: 'inbound', from: '+4915112345678' })), [
+      'message_id',
+    ]);
+    // An event id inside another object, or always empty, names no event of this payload.
+    assert.deepEqual(eventIds(guess({ message_id: 'm-81', context: { event_id: 'e-19' } })), ['message_id']);
+    assert.deepEqual(eventIds(guess({ message_id: 'm-81', event_id: null, type: 'sent' })), ['message_id']);
+  });
 });
