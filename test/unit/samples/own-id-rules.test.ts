@@ -205,6 +205,50 @@ describe('creator: the event’s own id, rule by rule', () => {
     });
   });
 
+  describe('whether an id named for a notification is one sending’s', () => {
+    const sent = (body: Record<string, unknown>, named: string) => {
+      const { fields, base } = guessesOf(body, named);
+      return deliveredIdQuestion(fields, base);
+    };
+    const slugs = { notification_id: 123, organizer: 'acme', code: 'AB12C', action: 'shop.order.placed' };
+
+    it('asks about a notification’s id with nothing beside it, its name the evidence', () => {
+      const q = sent(slugs, 'notification_id');
+      assert.equal(
+        q?.ask,
+        "Is notification_id the event's own id? Its name says it is a notification's, one sending of the event, and the payload says nothing of when the event happened: a vendor may give each delivery attempt its own id, and then a retry is a second row.",
+      );
+      assert.deepEqual(q?.options, [
+        { column: 'notification_id', why: "named for a notification: the event's, or one sending's" },
+      ]);
+      for (const [body, named] of [
+        [{ notificationId: 'n1', type: 'invoice.paid', invoiceId: 'i1' }, 'notificationId'],
+        [{ webhook_notification_id: 'n1', topic: 'refund' }, 'webhook_notification_id'],
+        [{ event: { notif_id: 'n1', kind: 'ticket' } }, 'event.notif_id'],
+      ] as const)
+        assert.equal(sent(body, named)?.options[0]?.column, named, named);
+      // The record the type names is offered beside it.
+      assert.deepEqual(
+        sent({ notificationId: 'n1', type: 'invoice.paid', invoiceId: 'i1' }, 'notificationId')?.options.map(
+          (o) => o.column,
+        ),
+        ['notificationId', 'invoiceId'],
+      );
+    });
+
+    it('asks nothing beside a time, an attempt counter, or of a name for anything but a notification', () => {
+      for (const more of [{ eventDate: '2026-11-20T10:00:00Z' }, { created: 1763632800 }, { attempt: 2 }])
+        assert.equal(sent({ ...slugs, ...more }, 'notification_id'), undefined, JSON.stringify(more));
+      for (const named of ['order_id', 'message_id', 'notification_uuid_v2'])
+        assert.equal(sent({ [named]: 'x1', action: 'created' }, named), undefined, named);
+      // Under another object, it is that object's.
+      assert.equal(
+        sent({ data: { notification_id: 'n1' }, action: 'created' }, 'data.notification_id'),
+        undefined,
+      );
+    });
+  });
+
   describe('whether an id is named for another record beside one named for the event', () => {
     const refused = (body: Record<string, unknown>, column: string) =>
       namedForAnotherRecord(guessesOf(body, column).fields, column);

@@ -149,4 +149,29 @@ describe('creator: the event’s own id', () => {
     assert.deepEqual(eventIds(guess({ message_id: 'm-81', context: { event_id: 'e-19' } })), ['message_id']);
     assert.deepEqual(eventIds(guess({ message_id: 'm-81', event_id: null, type: 'sent' })), ['message_id']);
   });
+
+  it('asks whether a notification’s id is the event’s where the payload says nothing of when', () => {
+    const g = guess({
+      notification_id: 123455,
+      organizer: 'acme',
+      event: 'democon',
+      code: 'AB12C',
+      action: 'x.order.placed',
+    });
+    // Once filled as the event's without asking: the payload's position and name were all it had.
+    const q = idQuestion(g);
+    assert.deepEqual(
+      q?.options.map((o) => o.column),
+      ['notification_id'],
+    );
+    assert.equal(g.columns.find((c) => c.column === 'notification_id')?.confidence, 0.5);
+    // With when it happened beside it, the notification is the event's: filled.
+    const dated = guess({
+      notificationId: 'n-9',
+      eventType: 'net.payment.held',
+      eventDate: '2026-11-20T10:00:00Z',
+    });
+    assert.deepEqual(eventIds(dated), ['notificationId']);
+    assert.equal(idQuestion(dated), undefined);
+  });
 });
