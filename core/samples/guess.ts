@@ -35,7 +35,7 @@ import { recordIdQuestion } from './record-id.ts';
 import { requestReference, requestReferenceQuestion } from './request-ref.ts';
 import { rivalPartyQuestions } from './rival-parties.ts';
 import { roleIdBesideAsked } from './role-id.ts';
-import { directionOf, notARegion, objectTypes, type RoleReading, versionNamed } from './roles.ts';
+import { directionOf, notARegion, objectTypes, type RoleReading } from './roles.ts';
 import type { RuleGuess } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
 import { reportedSteps, stepTimeOf } from './step-time.ts';
@@ -45,6 +45,7 @@ import { transactionCountryQuestion } from './transaction-country.ts';
 import { actorAbove, thinEvidenceQuestions } from './two-evidence.ts';
 import { unplacedEmailQuestion } from './unplaced-email.ts';
 import { messageNumbersQuestion, unplacedPhoneQuestion, whatsappIdQuestion } from './unplaced-phone.ts';
+import { notWhenItHappened } from './when-happened.ts';
 
 export { eventNameGuess } from './event-name.ts';
 export type { Evidence, Question } from './questions.ts';
@@ -313,52 +314,6 @@ function chooseEventTime(
     };
   }
   return { column: best.f.name, why: `${best.f.name} ${best.why}${others}${not}` };
-}
-
-/**
- * Why a time column is not when each event happened, or undefined: its name says it is a version
- * (Twilio's `ApiVersion: "2010-04-01"`), or it holds one value in every row of a sample of
- * three or more (a constant date is no event's time).
- */
-/**
- * Words of a time that is planned for the thing rather than when the event happened: a booking's
- * `startsAt`, a period's `current_term_end`, a `due_date`, an `expires_at`, a `next_billing_at`.
- * (`started_at`, `ended_at` and `expired_at` say something happened, and stay candidates.)
- */
-const PLANNED_WORDS = new Set([
-  'start',
-  'starts',
-  'begin',
-  'begins',
-  'end',
-  'ends',
-  'until',
-  'due',
-  'expire',
-  'expires',
-  'expiry',
-  'expiration',
-  'next',
-  'upcoming',
-  'scheduled',
-  'planned',
-  'renews',
-  'renewal',
-]);
-
-function notWhenItHappened(f: InferredField, rows: readonly Record<string, unknown>[]): string | undefined {
-  if (versionNamed(f.name)) return `${f.name} is not a time: its name says it is a version`;
-  const planned =
-    nameWords(leaf(f.name)).find((w) => PLANNED_WORDS.has(w)) ??
-    /^(next|upcoming|scheduled|planned|renews|renewal)/.exec(words(leaf(f.name)))?.[0];
-  if (planned)
-    return `${f.name} is not when it happened: "${planned}" names a time planned for the thing (a start, an end, a due date)`;
-  const filled = rows.filter((r) => r[f.name] !== undefined && r[f.name] !== null && r[f.name] !== '').length;
-  // Two events of a sample may share a time (a vendor's documented examples often do): only
-  // three or more rows with one value say it is a constant.
-  if (f.distinct === 1 && filled >= 3)
-    return `${f.name} is not a time: the same value in all ${filled} rows (a constant, not when each happened)`;
-  return undefined;
 }
 
 /** The guesses for a sample's inferred fields (and its rows, for the event time's window). */
