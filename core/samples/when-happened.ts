@@ -12,8 +12,9 @@ const words = (column: string) => nameWords(column).join('');
 
 /**
  * Words of a time that is planned for the thing rather than when the event happened: a booking's
- * `startsAt`, a period's `current_term_end`, a `due_date`, an `expires_at`, a `next_billing_at`.
- * (`started_at`, `ended_at` and `expired_at` say something happened, and stay candidates.)
+ * `startsAt`, a period's `current_term_end`, a `due_date`, an `expires_at`, a `next_billing_at`,
+ * a parcel's `estimated_delivery_date` or `expected_arrival_until`. (`started_at`, `ended_at` and
+ * `expired_at` say something happened, and stay candidates.)
  */
 const PLANNED_WORDS = new Set([
   'start',
@@ -34,6 +35,10 @@ const PLANNED_WORDS = new Set([
   'planned',
   'renews',
   'renewal',
+  'estimated',
+  'expected',
+  'projected',
+  'eta',
 ]);
 
 /**

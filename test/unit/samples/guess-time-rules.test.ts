@@ -22,6 +22,16 @@ const column = (g: ReturnType<typeof guess>, name: string) => g.columns.find((c)
 const times = (...names: string[]) =>
   [1, 2].map((n) => Object.fromEntries([['id', `o_${n}`], ...names.map((x, i) => [x, ago(n + i / 10)])]));
 
+/** A row with its dotted keys as nested objects (`data.delivery_eta` → `{ data: { delivery_eta } }`). */
+function nest(row: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, Record<string, unknown> | unknown> = {};
+  for (const [key, value] of Object.entries(row)) {
+    const [head, ...rest] = key.split('.');
+    if (rest.length === 0) out[key] = value;
+    else out[head as string] = { ...(out[head as string] as object), [rest.join('.')]: value };
+  }
+  return out;
+}
 /** An event time's name and the reason its words give. */
 const REASONS = [
   'occurred_at names when it happened',
@@ -52,6 +62,10 @@ const PLANNED = [
   ['license_renews_at', 'renews'],
   ['trial_renewal_date', 'renewal'],
   ['nextbilling', 'next'],
+  ['estimated_delivery_date', 'estimated'],
+  ['arrival_expected_at', 'expected'],
+  ['projected_close_date', 'projected'],
+  ['delivery_eta', 'eta'],
 ] as const;
 
 describe('samples: the event time, rule by rule', () => {
@@ -101,6 +115,24 @@ describe('samples: the event time, rule by rule', () => {
     }
     // A meeting rescheduled happened: only a name that begins with a planned word is one.
     assert.equal(guess(times('rescheduled_at')).eventTime.column, 'rescheduled_at');
+  });
+
+  it('passes over a parcel’s estimated or expected time for the time its step happened', () => {
+    for (const planned of ['estimatedDeliveryDate', 'expected_arrival_until', 'data.delivery_eta']) {
+      const rows = [1, 2].map((n) => ({
+        tracking_number: `1Z${n}`,
+        status_code: 'IT',
+        data: { carrier_status: 'in transit', updated: ago(n) },
+        [planned]: ago(n - 2),
+      }));
+      // Once the event time, as the latest time in a tracking update: it has not happened yet.
+      const sample = parseSample(JSON.stringify(rows.map((r) => nest(r))));
+      const g = guessChoices(inferFields(sample), sample.rows);
+      assert.equal(g.eventTime.column, 'data.updated', planned);
+    }
+    // An estimate sent, or a time named for what was expected and then happened, still happened.
+    for (const name of ['estimate_sent_at', 'unexpected_error_at'])
+      assert.equal(guess(times(name)).eventTime.column, name, name);
   });
 
   it('adds why each other time was passed over to the chosen one’s reason, and nothing when none was', () => {
