@@ -285,11 +285,17 @@ function chooseEventTime(
   // A time named for the step the payload reports (`paid_at` when its status says paid) is when
   // it happened, over the record's creation (step-time.ts).
   const steps = reportedSteps(fields, rows);
+  // When the vendor sent this delivery (delivery.ts) changes on a retry: any other time first.
+  const sent = new Map(
+    deliveryColumns(fields).flatMap((d) => (d.kind === 'delivery_time' ? [[d.column, d.why]] : [])),
+  );
   const ranked = times
     .filter((f) => notWhenItHappened(f, rows) === undefined)
     .map((f) => {
       const step = stepTimeOf(f, steps);
       const mark = { rank: 9 - depth(f.name) * 0.5, why: `names the step the payload reports (${step})` };
+      const delivery = sent.get(f.name);
+      if (delivery) return { f, rank: -10, why: `holds times, but ${delivery.slice(f.name.length + 1)}` };
       return { f, ...(step ? mark : timeRank(f)) };
     })
     .sort((a, b) => b.rank - a.rank);

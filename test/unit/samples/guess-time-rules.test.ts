@@ -135,6 +135,35 @@ describe('samples: the event time, rule by rule', () => {
       assert.equal(guess(times(name)).eventTime.column, name, name);
   });
 
+  it('takes when the vendor sent the delivery only where no other time is left', () => {
+    const at = (n: number) => ago(n);
+    for (const [row, want] of [
+      [
+        {
+          event: 'message.received',
+          deliveredAt: at(1),
+          attempt: 1,
+          data: { id: 'm1', status: 'delivered', createdAt: at(1.1) },
+        },
+        'data.createdAt',
+      ],
+      [{ webhook_sent_at: at(1), data: { order: { id: 'o1', updated_at: at(2) } } }, 'data.order.updated_at'],
+      [{ delivery: { timestamp: at(1) }, mail: { id: 'm1', sent: at(1.2) } }, 'mail.sent'],
+    ] as const) {
+      const g = guess([row]);
+      assert.equal(g.eventTime.column, want, JSON.stringify(row));
+    }
+    // Alone, it is still the nearest to when it happened, and says what it is.
+    const alone = guess([{ event: 'opened', deliveredAt: at(1), attempt: 2, data: { id: 'm1' } }]);
+    assert.equal(alone.eventTime.column, 'deliveredAt');
+    assert.equal(
+      alone.eventTime.why,
+      'deliveredAt holds times, but is when this delivery was sent: a retry changes it, the event does not',
+    );
+    // A flat record's send time is its own, not a delivery's.
+    assert.equal(guess(times('sent_at', 'updated_at')).eventTime.column, 'sent_at');
+  });
+
   it('adds why each other time was passed over to the chosen one’s reason, and nothing when none was', () => {
     const g = guess(times('created_at', 'due_date', 'start_date'));
     const planned = (name: string, word: string) =>
