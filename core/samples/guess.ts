@@ -25,7 +25,7 @@ import { identityEvidence, leafSide, personObjectId } from './evidence.ts';
 import { fieldName, nameWords } from './names.ts';
 import { deliveredIdQuestion, namedForAnotherRecord, ownIdQuestion } from './own-id.ts';
 import { heldByBusiness, partyRole, unclaimedDetailQuestions } from './party.ts';
-import { partyIdQuestion } from './party-id.ts';
+import { clientOfPerson, partyIdQuestion } from './party-id.ts';
 import { lonePersonIdQuestions, personReferenceQuestion } from './person-id-evidence.ts';
 import { personRecordIdQuestion, personRecordOwnIdQuestion } from './person-record.ts';
 import { personalDetail } from './personal.ts';
@@ -208,6 +208,7 @@ function refusals(fields: readonly InferredField[], rows: readonly Record<string
     if (target === 'currency' && f && f.format !== 'currency') return 'its values are not currency codes';
     if (target === 'page.url' && !pageColumn(column)) return 'not named as the page’s';
     if (target === 'event_id') return namedForAnotherRecord(fields, column);
+    if (target === 'anonymous_id') return clientOfPerson(fields, column);
     return undefined;
   };
 }
