@@ -135,6 +135,15 @@ describe('samples: the event time, rule by rule', () => {
       assert.equal(guess(times(name)).eventTime.column, name, name);
   });
 
+  it('takes a camel-case epoch `sentAt` over the record’s `updatedAt`', () => {
+    const epoch = Math.round((NOW - DAY) / 1000);
+    const g = guess([
+      { trigger: 'message_sent', data: { message: { id: '1', sentAt: epoch, updatedAt: epoch } } },
+    ]);
+    // Once `sentAt` was a plain integer, and the record's later step the event time.
+    assert.equal(g.eventTime.column, 'data.message.sentAt');
+  });
+
   it('takes when the vendor sent the delivery only where no other time is left', () => {
     const at = (n: number) => ago(n);
     for (const [row, want] of [
