@@ -14,7 +14,7 @@
  * `user.created`, offered with none preselected, even when taken as the person's), nor who acted (an `actor`, a `sender`, an owner: two-evidence.ts), and
  * sits at most three levels down: its plain `id` (`_id`, `uuid`), or
  * where it has none an id named for the record itself (`message.message_id`), for a kind of
- * record an event is about (`txn_id`, `transactionId`, `bookingId`, `message_id`) or for the record
+ * record an event is about (`txn_id`, `bookingId`, `message_id`, `chatId`, `documentId`) or for the record
  * the event's type names before its step (`data.leadId` beside `lead.created`,
  * `data.envelopeId` beside `envelope-sent`); in every row, no two alike, shaped as an id; never
  * delivery metadata nor a caller's request reference. A person's record's id (`data.leadId`,
@@ -33,7 +33,7 @@ import { actorAbove } from './two-evidence.ts';
 
 /** Kinds of record an event is about, as an id's name says them (`txn_id`, `bookingId`). */
 const RECORDS = new Set(
-  'transaction txn payment order message msg booking appointment reservation ticket invoice charge purchase sale subscription submission response entry email mail'.split(
+  'transaction txn payment order message msg booking appointment reservation ticket invoice charge purchase sale subscription submission response entry email mail chat conversation document'.split(
     ' ',
   ),
 );

@@ -120,6 +120,29 @@ describe('the creator: a record’s own id as the event’s', () => {
     }
   });
 
+  it('asks about a chat’s, a conversation’s or a document’s id at the top, preselected', () => {
+    for (const [body, column] of [
+      [{ chatId: 'chat_abc', assignedUserId: 'u_1', message: { text: 'Assigned to self' } }, 'chatId'],
+      [{ conversation_id: 'cv_81', channel: 'web', text: 'Hi' }, 'conversation_id'],
+      [{ documentId: 'd_9', employeeId: 'e_1', signedBy: 'e_1', title: 'Contract' }, 'documentId'],
+    ] as const) {
+      // Once no question: the chat, conversation or document named no record an event is about.
+      const g = guess(body);
+      assert.deepEqual(eventIds(g), [column], column);
+      assert.deepEqual(
+        idQuestion(g)?.options.map((o) => o.column),
+        [column],
+        column,
+      );
+    }
+    // Nothing of the kind: a channel, a widget.
+    for (const body of [
+      { channel_id: 'c_1', text: 'Hi' },
+      { widget_id: 'w_1', text: 'Hi' },
+    ])
+      assert.equal(idQuestion(guess(body)), undefined, JSON.stringify(body));
+  });
+
   it('never takes a top-level id named for a party, a collection or no record', () => {
     for (const body of [
       { customer_id: 'cus_1', email: 'a@example.com' },
