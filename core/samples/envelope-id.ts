@@ -104,18 +104,18 @@ export function envelopeIdEvidence(
 }
 
 /**
- * Where the guesses take the envelope's own plain id at the top as the event's, its guess's index;
- * undefined otherwise, or where the envelope carries a list of events (a batch's: batch-envelope.ts
- * reads its id).
+ * Where the guesses take the envelope's own plain id at the top as the event's, that guess and its
+ * index; undefined otherwise, or where the envelope carries a list of events (a batch's:
+ * batch-envelope.ts reads its id).
  */
 export function takenEnvelopeId(
   fields: readonly InferredField[],
   base: readonly Guess[],
-): number | undefined {
+): { readonly at: number; readonly chosen: Guess } | undefined {
   const at = base.findIndex((g) => g.target === 'event_id');
   const chosen = base[at];
   if (!chosen || chosen.column.includes('.') || !PLAIN_ID.test(chosen.column)) return undefined;
-  return carriedList(fields) ? undefined : at;
+  return carriedList(fields) ? undefined : { at, chosen };
 }
 
 /**
@@ -128,9 +128,9 @@ export function envelopeIdQuestion(
   rows: readonly Record<string, unknown>[],
   base: Guess[],
 ): Question | undefined {
-  const at = takenEnvelopeId(fields, base);
-  const chosen = at === undefined ? undefined : base[at];
-  if (at === undefined || !chosen) return undefined;
+  const taken = takenEnvelopeId(fields, base);
+  if (taken === undefined) return undefined;
+  const { at, chosen } = taken;
   const record = wrappedRecordId(fields, rows, chosen.column);
   if (!record || envelopeIdEvidence(fields, rows, chosen.column, record.name) !== undefined) return undefined;
   const holder = record.name.slice(0, record.name.lastIndexOf('.'));

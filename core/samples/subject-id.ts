@@ -159,9 +159,9 @@ export function subjectIdQuestion(
   rows: readonly Record<string, unknown>[],
   base: Guess[],
 ): Question | undefined {
-  const at = takenEnvelopeId(fields, base);
-  const chosen = at === undefined ? undefined : base[at];
-  if (at === undefined || !chosen) return undefined;
+  const taken = takenEnvelopeId(fields, base);
+  if (taken === undefined) return undefined;
+  const { at, chosen } = taken;
   const subject = subjectRef(fields, rows)?.id;
   if (!subject || subject === chosen.column || namesBusinessParty(subject)) return undefined;
   const same = rows.length > 0 && rows.every((r) => String(r[chosen.column]) === String(r[subject]));
