@@ -150,6 +150,7 @@ describe('studio catalogue: Segment Action Destinations', function () {
     const note = page.locator('#d-undelivered');
     assert.match((await note.textContent()) ?? '', /delivered none of a site's ordinary events: it refuses/);
     assert.ok(await note.isVisible());
+    await page.screenshot({ path: join(ui.shots, 'segment-catalog-undelivered.png'), fullPage: true });
     // One that delivers has no such note.
     await page.getByLabel('Search').fill('klaviyo');
     await page.getByRole('button', { name: 'Open Klaviyo (Actions)' }).click();
