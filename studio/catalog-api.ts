@@ -50,7 +50,7 @@ export async function catalogAction(action: string, raw: unknown): Promise<Step<
     case 'catalog-entry': {
       const entry = entryOf(c, body['slug'], 'slug');
       if (!entry.ok) return entry;
-      const supported = c.catalogSupported(entry.value);
+      const unsupported = c.catalogUnsupported(entry.value);
       const oauth = isOAuth(entry.value.auth);
       // HubSpot, Attio, Intercom: a token as a secret; every other OAuth one: an oauth2 connection.
       const tokenAsSecret = oauth && c.OAUTH_TOKEN_AS_SECRET.has(entry.value.slug);
@@ -58,7 +58,8 @@ export async function catalogAction(action: string, raw: unknown): Promise<Step<
       const none = undelivered(entry.value.slug);
       return ok({
         ...entry.value,
-        supported,
+        supported: unsupported === undefined,
+        ...(unsupported === undefined ? {} : { unsupported }),
         ...(tokenAsSecret ? { tokenRole: ACCESS_TOKEN_ROLE } : oauth ? { connection: true } : {}),
         ...(none === undefined ? {} : { undelivered: none }),
       });

@@ -41,6 +41,8 @@ interface Row {
 
 interface Entry extends CatalogEntry {
   readonly supported: boolean;
+  /** Why it cannot be configured here, in its user's words (catalog.ts catalogUnsupported). */
+  readonly unsupported?: string;
   /** Set when the project's own run of the catalogue made it deliver no ordinary event: why. */
   readonly undelivered?: { readonly why: string; readonly says: string; readonly example?: string };
   /** The secret role of an OAuth destination's access token, where one can be supplied. */
@@ -283,15 +285,9 @@ async function openEntry(slug: string): Promise<void> {
   $('d1').textContent = entry.name;
   $('d-facts').replaceChildren(
     facts(entry),
-    ...(entry.supported
+    ...(entry.unsupported === undefined
       ? []
-      : [
-          el(
-            'p',
-            { class: 'warn' },
-            'This destination needs OAuth, which the runtime cannot refresh: not supported.',
-          ),
-        ]),
+      : [el('p', { class: 'warn', id: 'd-unsupported' }, entry.unsupported)]),
     ...(entry.undelivered === undefined
       ? []
       : [

@@ -86,6 +86,11 @@ describe('studio: the catalogue of Segment Action Destinations', function () {
     assert.equal(g.json['tokenRole'], undefined);
     // Verified is not delivered: one the catalogue run made deliver nothing says why (#95).
     assert.equal(k.json['undelivered'], undefined);
+    assert.equal(k.json['unsupported'], undefined);
+    // One it cannot configure says why in its own words: Kafka's is its client, not OAuth.
+    const kafka = await call('catalog-entry', { slug: 'kafka' });
+    assert.equal(kafka.json['supported'], false);
+    assert.match(String(kafka.json['unsupported']), /client of its own \(kafkajs\).*not supported/);
     const ambee = await call('catalog-entry', { slug: 'ambee' });
     assert.equal((ambee.json['undelivered'] as Json | undefined)?.['why'], 'refused-before-sending');
     assert.match(String((ambee.json['undelivered'] as Json)['says']), /Segment's own libraries/);

@@ -140,7 +140,7 @@ describe('studio catalogue: Segment Action Destinations', function () {
     await page.close();
   });
 
-  it('says on its entry that a destination the catalogue run made deliver nothing does not deliver, and why', async () => {
+  it('says on its entry why a destination does not deliver (the catalogue run) or cannot be configured', async () => {
     const page = await ui.browser().newPage({ viewport: { width: 1280, height: 900 } });
     await page.goto(`${ui.studio().url}/catalog#token=${TOKEN}`);
     await page.getByText(/^\d+ of \d+ destinations\.$/).waitFor();
@@ -156,6 +156,14 @@ describe('studio catalogue: Segment Action Destinations', function () {
     await page.getByRole('button', { name: 'Open Klaviyo (Actions)' }).click();
     await page.getByRole('heading', { name: 'Klaviyo (Actions)' }).waitFor();
     assert.equal(await page.locator('#d-undelivered').count(), 0);
+    assert.equal(await page.locator('#d-unsupported').count(), 0);
+    // One it cannot configure says why: Kafka's own client, not OAuth (it has none).
+    await page.getByLabel('Search').fill('kafka');
+    await page.getByRole('button', { name: /^Open Kafka/ }).click();
+    await page.getByRole('heading', { name: /^Kafka/ }).waitFor();
+    const why = (await page.locator('#d-unsupported').textContent()) ?? '';
+    assert.match(why, /client of its own \(kafkajs\)/);
+    assert.doesNotMatch(why, /OAuth/);
     await page.close();
   });
 

@@ -168,17 +168,30 @@ export function catalogEntry(slug: string): CatalogEntry | undefined {
 }
 
 /**
- * Whether the destination can be configured here: none whose every action has a client of its own
- * (`transport`: the settings check refuses those); every kind but OAuth from settings and secrets;
- * an OAuth one with an `oauth2` connection when the build read its definition (oauth.ts: every
- * OAuth destination of the manifest), and the three of OAUTH_TOKEN_AS_SECRET with a token alone.
+ * Why the destination cannot be configured here, in its user's words, or undefined when it can:
+ * none whose every action has a client of its own (`transport`: the settings check refuses
+ * those); every kind but OAuth from settings and secrets; an OAuth one with an `oauth2`
+ * connection when the build read its definition (oauth.ts: every OAuth destination of the
+ * manifest), and the three of OAUTH_TOKEN_AS_SECRET with a token alone.
  */
-export function catalogSupported(entry: CatalogEntry): boolean {
+export function catalogUnsupported(entry: CatalogEntry): string | undefined {
   // One whose every action connects by a client of its own is refused whatever its credentials.
-  if (entry.actions.every((a) => a.transport !== undefined)) return false;
-  return (
-    !isOAuth(entry.auth) || OAUTH_TOKEN_AS_SECRET.has(entry.slug) || oauthDefinition(entry.slug) !== undefined
-  );
+  if (entry.actions.every((a) => a.transport !== undefined)) {
+    const clients = [...new Set(entry.actions.map((a) => a.transport))].join(', ');
+    return `Every action of this destination sends over a client of its own (${clients}), not through the egress gate every call out passes: not supported.`;
+  }
+  const oauthOk =
+    !isOAuth(entry.auth) ||
+    OAUTH_TOKEN_AS_SECRET.has(entry.slug) ||
+    oauthDefinition(entry.slug) !== undefined;
+  return oauthOk
+    ? undefined
+    : 'This destination needs OAuth, which the runtime cannot refresh: not supported.';
+}
+
+/** Whether the destination can be configured here (catalogUnsupported gives why not). */
+export function catalogSupported(entry: CatalogEntry): boolean {
+  return catalogUnsupported(entry) === undefined;
 }
 
 /** What search looks in: slug, name, category, auth kind and action titles, lower-cased. */

@@ -11,6 +11,7 @@ import {
   catalogManifest,
   catalogSearch,
   catalogSupported,
+  catalogUnsupported,
 } from '../../../core/platforms/segment-action/catalog.ts';
 
 describe('platforms: segment-action catalogue', () => {
@@ -50,5 +51,16 @@ describe('platforms: segment-action catalogue', () => {
       oauth.filter((d) => !catalogSupported(d)).map((d) => d.slug),
       [],
     );
+  });
+
+  it('says why one is not supported: its own client, or OAuth the runtime cannot refresh', () => {
+    const why = (e: CatalogEntry | undefined) => catalogUnsupported(e as CatalogEntry);
+    assert.match(why(catalogEntry('kafka')) ?? '', /client of its own \(kafkajs\)/);
+    assert.doesNotMatch(why(catalogEntry('kafka')) ?? '', /OAuth/);
+    assert.equal(why(catalogEntry('klaviyo')), undefined);
+    assert.equal(why(catalogEntry('liveramp-audiences')), undefined);
+    // An OAuth destination whose definition the build did not read (none today: every one has one).
+    const salesforce = catalogEntry('salesforce') as CatalogEntry;
+    assert.match(why({ ...salesforce, slug: 'not-in-the-catalogue' }) ?? '', /needs OAuth/);
   });
 });
