@@ -28,11 +28,16 @@ export const start = (extra: Partial<BigtableEmulatorOptions> = {}): Promise<Run
 export const clientOf = (endpoint: string): Bigtable =>
   new Bigtable({ projectId: 'p', apiEndpoint: endpoint, metricsEnabled: false });
 
-/** The gRPC status code of a rejection, and its message. */
+/**
+ * The gRPC status code of a rejection, and its message; of a MutateRows entry's status when the
+ * client reports one entry's failure (its PartialFailureError).
+ */
 export async function refusal(p: Promise<unknown>): Promise<{ code: number; details: string }> {
   try {
     await p;
   } catch (err) {
+    const entries = (err as { errors?: { code: number; message: string }[] }).errors;
+    if (entries?.length === 1 && entries[0]) return { code: entries[0].code, details: entries[0].message };
     const e = err as { code?: number; details?: string; message?: string };
     return { code: e.code ?? -1, details: e.details ?? e.message ?? '' };
   }
