@@ -2,7 +2,13 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { inTempDir } from '@eventbus/emulator-common/test-support/emulator-process.ts';
+import { fileURLToPath } from 'node:url';
+import {
+  exited,
+  inTempDir,
+  type LaunchedEmulator,
+  launchEmulator,
+} from '@eventbus/emulator-common/test-support/emulator-process.ts';
 import { Bigtable } from '@google-cloud/bigtable';
 import * as grpc from '@grpc/grpc-js';
 import { loadServices } from '../../protos.ts';
@@ -77,3 +83,18 @@ export function rawDataClient(endpoint: string): {
     close: () => client.close(),
   };
 }
+
+/** The emulator as its own process (main.ts) on `dataDir`, for kill -9 and restart. */
+export const launch = (dataDir: string, extra: readonly string[] = []): Promise<LaunchedEmulator> =>
+  launchEmulator(fileURLToPath(new URL('../../main.ts', import.meta.url)), 'bigtable emulator', [
+    '--port',
+    '0',
+    '--data-dir',
+    dataDir,
+    ...extra,
+  ]);
+
+/** `host:port` of a ready line's `http://host:port`. */
+export const endpointOf = (url: string): string => new URL(url).host;
+
+export { exited };
