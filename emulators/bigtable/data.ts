@@ -8,7 +8,7 @@
 import { status } from '@grpc/grpc-js';
 import { grpcError, invalid, unsupported } from './errors.ts';
 import { compileFilter, type Filter, type ReadCell } from './filters.ts';
-import { checkMutationCount, checkRowKey, LIMITS } from './limits.ts';
+import { checkMutationCount, checkQualifier, checkRowKey, checkValue, LIMITS } from './limits.ts';
 import { familyOf, resolveMutations } from './mutations.ts';
 import { bytes, type Obj, streaming, unary } from './rpc.ts';
 import { type Applied, type BigtableState, serverMicros, type Table } from './state.ts';
@@ -162,6 +162,7 @@ async function readModifyWrite(state: BigtableState, req: Obj): Promise<Obj> {
   for (const rule of rules) {
     const family = familyOf(table, rule['familyName']);
     const qualifier = bytes(rule['columnQualifier']);
+    checkQualifier(qualifier);
     const col = `${family}\u0000${qualifier.toString('latin1')}`;
     const latest = written.get(col) ?? row?.get(family)?.get(qualifier.toString('latin1'))?.[0];
     const ts = latest && latest.ts > now ? latest.ts : now;
@@ -179,6 +180,7 @@ async function readModifyWrite(state: BigtableState, req: Obj): Promise<Obj> {
         BigInt.asIntN(64, before.readBigInt64BE(0) + BigInt(rule['incrementAmount'] as string)),
       );
     } else throw invalid('A ReadModifyWriteRule must set append_value or increment_amount.');
+    checkValue(value);
     written.set(col, { family, qualifier, ts, value });
   }
   const cells = [...written.values()];

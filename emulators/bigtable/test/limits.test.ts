@@ -74,6 +74,9 @@ describe('bigtable emulator: refusals as Bigtable gives them', function () {
     assert.equal(long.code, status.INVALID_ARGUMENT);
     assert.match(long.details, /Column qualifier is too large: 16385 bytes/);
     await table.row('q').save({ cf: { ['q'.repeat(LIMITS.qualifierBytes)]: 'v' } });
+    const rmw = await refusal(table.row('q').increment(`cf:${'q'.repeat(LIMITS.qualifierBytes + 1)}`));
+    assert.equal(rmw.code, status.INVALID_ARGUMENT);
+    assert.match(rmw.details, /Column qualifier is too large/);
   });
 
   it('a cell value over 100 MiB is INVALID_ARGUMENT, and nothing of the row is written', async () => {
