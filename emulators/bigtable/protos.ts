@@ -1,6 +1,8 @@
 /**
- * The two gRPC services, from the protos shipped in @google-cloud/bigtable (read, never copied)
- * and the common Google protos of its google-gax.
+ * The two gRPC services, from the protos shipped in @google-cloud/bigtable-api (read, never
+ * copied) and the common Google protos of its google-gax. That package is the generated API layer
+ * @google-cloud/bigtable itself depends on: the same protos, without the client's own
+ * dependencies (OpenTelemetry, Cloud Monitoring, googleapis), so the emulator needs only it.
  */
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -9,7 +11,7 @@ import * as protoLoader from '@grpc/proto-loader';
 
 function protoDirs(): string[] {
   const require = createRequire(import.meta.url);
-  const main = require.resolve('@google-cloud/bigtable');
+  const main = require.resolve('@google-cloud/bigtable-api');
   const root = join(dirname(main), '..', '..');
   const gax = createRequire(main).resolve('google-gax');
   return [join(root, 'build', 'protos'), join(dirname(gax), '..', 'protos')];
