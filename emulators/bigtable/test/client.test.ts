@@ -4,7 +4,7 @@
  * callers, ReadModifyWriteRow, garbage collection, row ranges dropped.
  */
 import assert from 'node:assert/strict';
-import type { Bigtable, Table } from '@google-cloud/bigtable';
+import { Bigtable, type Table } from '@google-cloud/bigtable';
 import { clientOf, type Running, rawDataClient, start } from './support/harness.ts';
 
 type Cells = Record<string, Record<string, { value: unknown; labels: string[]; timestamp: string }[]>>;
@@ -59,6 +59,21 @@ describe('bigtable emulator: the data and table admin APIs with @google-cloud/bi
     assert.deepEqual((await table.getFamilies())[0].map((f) => f.id).sort(), ['added', 'both', 'short']);
     await table.delete();
     assert.equal((await table.exists())[0], false);
+  });
+
+  it('is found through BIGTABLE_EMULATOR_HOST, as the gcloud emulator is', async () => {
+    const before = process.env['BIGTABLE_EMULATOR_HOST'];
+    process.env['BIGTABLE_EMULATOR_HOST'] = running.emulator.endpoint;
+    const viaEnv = new Bigtable({ projectId: 'p', metricsEnabled: false });
+    try {
+      const [table] = await viaEnv.instance('env').createTable('by-env', { families: ['cf'] });
+      await table.row('r').save({ cf: { q: 'v' } });
+      assert.deepEqual(await ids(table), ['r']);
+    } finally {
+      if (before === undefined) delete process.env['BIGTABLE_EMULATOR_HOST'];
+      else process.env['BIGTABLE_EMULATOR_HOST'] = before;
+      await viaEnv.close();
+    }
   });
 
   it('reads rows back in key byte order, by keys, ranges, prefix and limit', async () => {
