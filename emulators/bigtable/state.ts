@@ -70,6 +70,9 @@ type LogRecord =
   | { readonly t: 'range'; readonly table: string; readonly prefix: string | null }
   | { readonly t: 'gc'; readonly table: string; readonly at: string };
 
+/** Value bytes past which a snapshot starts a new record. */
+const SNAPSHOT_RECORD_BYTES = 32 * 1024 * 1024;
+
 const b64 = (latin1: string): string => Buffer.from(latin1, 'latin1').toString('base64');
 const unb64 = (s: string): string => Buffer.from(s, 'base64').toString('latin1');
 
@@ -194,16 +197,33 @@ export class BigtableState {
         families: Object.fromEntries(t.families),
         createTime: t.createTime,
       });
-      const rows: [string, Applied[]][] = [];
+      // Records of at most ~SNAPSHOT_RECORD_BYTES of values: a row's cells may span several (set
+      // mutations add up), since one row of many 100 MiB versions would pass what one JSON string
+      // can hold.
+      let rows: [string, Applied[]][] = [];
+      let size = 0;
+      const flush = (): void => {
+        if (rows.length) out.push({ t: 'rows', table: t.name, rows });
+        rows = [];
+        size = 0;
+      };
       for (const [key, row] of t.rows) {
-        const muts: Applied[] = [];
+        let muts: Applied[] = [];
+        rows.push([b64(key), muts]);
         for (const [fam, columns] of row)
           for (const [q, cells] of columns)
-            for (const c of cells) muts.push({ s: [fam, b64(q), String(c.ts), c.value.toString('base64')] });
-        rows.push([b64(key), muts]);
-        if (rows.length >= 1000) out.push({ t: 'rows', table: t.name, rows: rows.splice(0) });
+            for (const c of cells) {
+              if (size > SNAPSHOT_RECORD_BYTES && muts.length > 0) {
+                flush();
+                muts = [];
+                rows.push([b64(key), muts]);
+              }
+              muts.push({ s: [fam, b64(q), String(c.ts), c.value.toString('base64')] });
+              size += c.value.length + q.length + key.length;
+            }
+        if (rows.length >= 1000) flush();
       }
-      if (rows.length) out.push({ t: 'rows', table: t.name, rows });
+      flush();
     }
     return out;
   }
