@@ -79,7 +79,10 @@ export interface BigtableClaimOptions {
   readonly project: string;
   readonly instance: string;
   readonly table: string;
-  /** An app profile with single-cluster routing: conditional writes need one (see docs). */
+  /**
+   * An app profile with single-cluster routing and transactional writes allowed: with more than
+   * one cluster, CheckAndMutateRow is only safe through one (docs/delivery.md, "Claims in Bigtable").
+   */
   readonly appProfileId?: string;
   /** BIGTABLE_EMULATOR_HOST: `host:port` of an emulator (plaintext, no credentials). */
   readonly emulatorHost?: string;
