@@ -25,6 +25,9 @@ import type { ClaimKey } from '../../core/claims/claim-store.ts';
 import { claimStoreContract } from '../support/claim-store-contract.ts';
 import { exited, launchEmulator } from '../support/emulator-process.ts';
 
+// Google's client (the test's admin only) must not look for a metadata server: loopback only.
+process.env['METADATA_SERVER_DETECTION'] = 'none';
+
 const HOUR = 3_600_000;
 const id = (text: string): string => createHash('sha256').update(text).digest('hex');
 
