@@ -53,7 +53,7 @@ import {
   re2Literal,
 } from './bigtable-wire.ts';
 import { cachedCredentials, type HeaderSource } from './google-credentials.ts';
-import { createUnaryClient, type UnaryClient } from './grpc-unary.ts';
+import { createUnaryClient, type UnaryClient, type UnaryClientOptions } from './grpc-unary.ts';
 
 /** The claims' one column family. */
 export const CLAIM_FAMILY = 'c';
@@ -176,24 +176,32 @@ function atVersion(version: string): RowFilter {
 
 const newToken = (): string => randomBytes(16).toString('hex');
 
+/**
+ * Where the calls go and with what: Bigtable over TLS with credentials, or the emulator in
+ * plaintext with none (credentials only ever go over TLS).
+ */
+export function bigtableClientOptions(
+  opts: Pick<BigtableClaimOptions, 'emulatorHost' | 'auth'>,
+): UnaryClientOptions {
+  return {
+    origin: opts.emulatorHost ? `http://${opts.emulatorHost}` : ENDPOINT,
+    maxMessageBytes: MAX_MESSAGE_BYTES,
+    headers: {
+      'user-agent': 'eventbus',
+      'x-goog-api-client': `gl-node/${process.versions.node} eventbus/1`,
+    },
+    ...(opts.emulatorHost
+      ? {}
+      : { credentials: cachedCredentials(opts.auth ?? new GoogleAuth({ scopes: [SCOPE] })) }),
+  };
+}
+
 export function createBigtableClaimStore(
   opts: BigtableClaimOptions,
 ): ClaimStore & { close(): Promise<void> } {
   const timeoutMs = opts.timeoutMs ?? 10_000;
   const tableName = `projects/${opts.project}/instances/${opts.instance}/tables/${opts.table}`;
-  const client =
-    opts.client ??
-    createUnaryClient({
-      origin: opts.emulatorHost ? `http://${opts.emulatorHost}` : ENDPOINT,
-      maxMessageBytes: MAX_MESSAGE_BYTES,
-      headers: {
-        'user-agent': 'eventbus',
-        'x-goog-api-client': `gl-node/${process.versions.node} eventbus/1`,
-      },
-      ...(opts.emulatorHost
-        ? {}
-        : { credentials: cachedCredentials(opts.auth ?? new GoogleAuth({ scopes: [SCOPE] })) }),
-    });
+  const client = opts.client ?? createUnaryClient(bigtableClientOptions(opts));
   const profile = opts.appProfileId ? { appProfileId: opts.appProfileId } : {};
   // Google's routing header: the table (and app profile) the call is for.
   const headers = {

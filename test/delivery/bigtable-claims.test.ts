@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Bigtable } from '@google-cloud/bigtable';
 import {
+  bigtableClientOptions,
   CLAIM_FAMILY,
   CLAIM_MAX_AGE_SECONDS,
   createBigtableClaimStore,
@@ -234,5 +235,19 @@ describe('bigtable claim store: the calls on the wire', () => {
       assert.ok(c.body.includes(Buffer.from('claims-single')));
       assert.ok(c.deadline > Date.now() && c.deadline <= Date.now() + 10_000);
     }
+  });
+});
+
+describe('bigtable claim store: where it calls, and with what', () => {
+  it('bigtable.googleapis.com over TLS with the credentials; an emulator in plaintext with none', async () => {
+    let asked = 0;
+    const auth = { getRequestHeaders: async () => new Headers({ authorization: `Bearer t${++asked}` }) };
+    const cloud = bigtableClientOptions({ auth });
+    assert.equal(cloud.origin, 'https://bigtable.googleapis.com');
+    assert.deepEqual(await cloud.credentials?.headers(), { authorization: 'Bearer t1' });
+    const local = bigtableClientOptions({ emulatorHost: '127.0.0.1:8087', auth });
+    assert.equal(local.origin, 'http://127.0.0.1:8087');
+    assert.equal(local.credentials, undefined);
+    assert.equal(asked, 1, 'the emulator never asked for credentials');
   });
 });
