@@ -26,8 +26,10 @@
  * Transport: gRPC over our own node:http2 client (adapters/grpc-unary.ts; ReadRows read whole as
  * a server stream), the messages encoded by hand (adapters/bigtable-wire.ts): the functions that
  * use claims are cold-started bundles, and `@google-cloud/bigtable` loads OpenTelemetry and Cloud
- * Monitoring. The data API's REST surface is not what the twin (emulators/bigtable) serves, so
- * gRPC is the one path tested end to end. `bigtable.googleapis.com:443` over TLS with
+ * Monitoring. The data API does map its methods to HTTP (bigtable.proto's google.api.http:
+ * `POST /v2/{table_name}:checkAndMutateRow`, `:readRows`), but the twin (emulators/bigtable)
+ * serves gRPC only, and gRPC is the path Google's own clients take, so it is the one tested end
+ * to end. `bigtable.googleapis.com:443` over TLS with
  * application-default credentials, or BIGTABLE_EMULATOR_HOST (`host:port`, plaintext, no
  * credentials). A refusal or a broken connection rejects: the caller fails the push.
  */
