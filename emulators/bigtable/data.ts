@@ -135,7 +135,10 @@ function checkAndMutate(state: BigtableState, req: Obj): Promise<Obj> {
   const key = rowKeyOf(req);
   const yes = (req['trueMutations'] as Obj[]) ?? [];
   const no = (req['falseMutations'] as Obj[]) ?? [];
-  if (yes.length + no.length > LIMITS.mutationsPerRequest) checkMutationCount(yes.length + no.length);
+  if (yes.length + no.length === 0)
+    throw invalid('No mutations provided: a CheckAndMutateRow needs true_mutations or false_mutations.');
+  if (yes.length > LIMITS.mutationsPerRequest) checkMutationCount(yes.length);
+  if (no.length > LIMITS.mutationsPerRequest) checkMutationCount(no.length);
   const now = serverMicros();
   const ifTrue = resolveMutations(table, yes, now);
   const ifFalse = resolveMutations(table, no, now);
