@@ -208,6 +208,38 @@ describe('bigtable emulator: the data and table admin APIs with @google-cloud/bi
     assert.deepEqual(await versions(), ['v3000', 'v2000']);
   });
 
+  it('collects by max_age, and by a union or an intersection of rules', async () => {
+    const [table] = await bt.instance('i').createTable(`gc${n++}`, {
+      families: [
+        { name: 'age', rule: { age: { seconds: 60 } } },
+        { name: 'either', rule: { age: { seconds: 60 }, versions: 2, union: true } },
+        { name: 'both', rule: { age: { seconds: 60 }, versions: 2, intersection: true } },
+      ],
+    });
+    const now = Date.now();
+    // Newest first: two fresh cells, then two older than the 60 s max_age.
+    const stamps = [now, now - 1000, now - 120_000, now - 180_000].map((ms) => new Date(ms));
+    const row = table.row('r');
+    for (const family of ['age', 'either', 'both'])
+      for (const timestamp of stamps)
+        await row.save({ [family]: { q: { value: String(timestamp.getTime()), timestamp } } });
+    const left = async () => {
+      const data = (await row.get())[0].data as Cells;
+      return Object.fromEntries(Object.entries(data).map(([f, cols]) => [f, cols['q']?.length]));
+    };
+    assert.deepEqual(await left(), { age: 4, both: 4, either: 4 });
+    await running.emulator.collectGarbage();
+    // max_age: the two old ones go. Union: whatever is old or past 2 versions (the same two).
+    // Intersection: only what is old and past 2 versions (the two old ones are versions 3 and 4).
+    assert.deepEqual(await left(), { age: 2, both: 2, either: 2 });
+    const later = { q: { value: 'x', timestamp: new Date(now + 1000) } };
+    await row.save({ both: later, either: later });
+    await running.emulator.collectGarbage();
+    // Three fresh cells in each: the oldest is past 2 versions but young, so the union collects
+    // it and the intersection keeps it.
+    assert.deepEqual(await left(), { age: 2, both: 3, either: 2 });
+  });
+
   it('deletes cells, families and rows, and drops row ranges', async () => {
     const table = await newTable();
     await table.insert(
