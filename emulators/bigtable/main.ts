@@ -2,7 +2,7 @@
 /**
  * CLI entry point: `npm run emulator:bigtable -- --port 8087 --data-dir .data/bigtable`, then
  * BIGTABLE_EMULATOR_HOST=127.0.0.1:8087 for Google's clients. Prints exactly one line when ready;
- * SIGINT/SIGTERM close cleanly and exit 0. IAM is not enforced yet (README, "Not emulated").
+ * SIGINT/SIGTERM close cleanly and exit 0. IAM is not enforced yet (README, "Access control").
  */
 import { emulatorCommand, emulatorStart, serveUntilSignalled } from '@eventbus/emulator-common/cli.ts';
 import { InvalidArgumentError } from 'commander';
@@ -31,7 +31,7 @@ const program = emulatorCommand({
 
 const start = emulatorStart(program);
 if (start.iam) {
-  process.stderr.write('bigtable emulator: --iam is not supported yet (README, "Not emulated")\n');
+  process.stderr.write('bigtable emulator: --iam is not supported yet (README, "Access control")\n');
   process.exit(2);
 }
 const { gcIntervalMs } = program.opts<{ gcIntervalMs: number }>();
