@@ -142,8 +142,9 @@ export function withIamSurface(readme: string, dir: string): string {
   return `${readme.slice(0, next)}\n${block}\n${readme.slice(next)}`;
 }
 
-/** The emulators that check IAM: those with an access.ts (every one but the shared package and Bigtable's). */
-export const IAM_EMULATORS = (): string[] => EMULATOR_PACKAGES.filter((d) => existsSync(join(ROOT, d, 'access.ts')));
+/** The emulators that check IAM: those with an access.ts (not the shared package, nor Bigtable yet). */
+export const IAM_EMULATORS = (): string[] =>
+  EMULATOR_PACKAGES.filter((d) => existsSync(join(ROOT, d, 'access.ts')));
 export const reportText = (report: ApiReport): string => `${JSON.stringify(report, null, 2)}\n`;
 
 if (process.argv[1] === fileURLToPath(import.meta.url))
