@@ -195,6 +195,24 @@ describe('bigtable emulator: the data and table admin APIs with @google-cloud/bi
     assert.deepEqual(await ids(table, { filter: [{ all: false }] }), []);
   });
 
+  it('matches key, qualifier and value regexes byte for byte, \\C as any byte', async () => {
+    const table = await newTable();
+    await table.insert([
+      { key: 'fe', data: { cf: { v: Buffer.from([0x00, 0xfe]) } } },
+      { key: 'ff', data: { cf: { v: Buffer.from([0x00, 0xff]) } } },
+      { key: 'text', data: { cf: { v: 'é\n' } } },
+    ]);
+    // The client escapes a Buffer's bytes into the pattern as they are.
+    assert.deepEqual(await ids(table, { filter: [{ value: Buffer.from([0x00, 0xff]) }] }), ['ff']);
+    assert.deepEqual(await ids(table, { filter: [{ value: '\\x00\\xfe' }] }), ['fe']);
+    assert.deepEqual(await ids(table, { filter: [{ value: '\\x00\\C' }] }), ['fe', 'ff']);
+    // `.` stops at a newline, \C does not; é is two bytes.
+    assert.deepEqual(await ids(table, { filter: [{ value: 'é.' }] }), []);
+    assert.deepEqual(await ids(table, { filter: [{ value: 'é\\C' }] }), ['text']);
+    assert.deepEqual(await ids(table, { filter: [{ value: '\\C\\C\\C' }] }), ['text']);
+    assert.deepEqual(await ids(table, { filter: [{ row: 'f\\C' }] }), ['fe', 'ff']);
+  });
+
   it('CheckAndMutateRow is atomic: of 50 callers racing to create a row, exactly one wins', async () => {
     const table = await newTable();
     const row = table.row('claim');
