@@ -2,11 +2,10 @@
  * Durability of the Bigtable emulator, run as its own process and killed with SIGKILL: every
  * write it answered is there after a restart on the same data directory (a row's mutations all
  * or none), the schema too, cells past their GC rule are collected on restart, and a second
- * emulator on the directory in use is refused; so is --iam, which it does not enforce yet.
+ * emulator on the directory in use is refused. (The command's --iam: iam.test.ts.)
  */
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { processKeeper } from '@eventbus/emulator-common/test-support/emulator-process.ts';
 import { clientOf, endpointOf, exited, launch, tempDir } from './support/harness.ts';
 
@@ -78,17 +77,5 @@ describe('bigtable emulator durability', function () {
     await again.close();
     second.child.kill('SIGTERM');
     assert.equal(await exited(second.child), 0);
-  });
-
-  it('refuses --iam at start rather than serve everyone as if it were enforced', async () => {
-    const other = tempDir();
-    try {
-      await assert.rejects(
-        launch(other, ['--iam', join(other, 'access.json')]),
-        /--iam is not supported yet/,
-      );
-    } finally {
-      rmSync(other, { recursive: true, force: true });
-    }
   });
 });

@@ -10,9 +10,20 @@ import assert from 'node:assert/strict';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type AccessFile, mintToken, newTokenSecret } from '@eventbus/emulator-common/iam-enforce.ts';
+import { processKeeper } from '@eventbus/emulator-common/test-support/emulator-process.ts';
 import type { Bigtable } from '@google-cloud/bigtable';
 import * as grpc from '@grpc/grpc-js';
-import { clientOf, type Running, rawDataClient, refusal, start, tempDir } from './support/harness.ts';
+import {
+  clientOf,
+  endpointOf,
+  exited,
+  launch,
+  type Running,
+  rawDataClient,
+  refusal,
+  start,
+  tempDir,
+} from './support/harness.ts';
 
 const sa = (name: string) => `serviceAccount:${name}@p.iam.gserviceaccount.com`;
 const USER = sa('store');
@@ -271,6 +282,30 @@ describe('bigtable emulator: IAM', () => {
       await c.close();
     } finally {
       await plain.stop();
+    }
+  });
+
+  it('the command enforces --iam: a token of a reader may read, not write', async function () {
+    this.timeout(30_000);
+    const keeper = processKeeper();
+    const data = tempDir();
+    try {
+      const child = await launch(data, ['--iam', file]);
+      keeper.keep(child.child);
+      const raw = rawDataClient(endpointOf(child.url));
+      const token = new grpc.Metadata();
+      token.set('authorization', `Bearer ${mintToken(secret, READER)}`);
+      const write = { tableName: TABLE, rowKey: Buffer.from('k'), mutations: [{ deleteFromRow: {} }] };
+      assert.equal((await refusal(raw.call('MutateRow', write, token))).code, DENIED);
+      // Past IAM, the reader's read reaches the handler: no such table in this data directory.
+      const read = await refusal(raw.stream('ReadRows', { tableName: TABLE }, token));
+      assert.equal(read.code, grpc.status.NOT_FOUND, read.details);
+      raw.close();
+      child.child.kill('SIGTERM');
+      assert.equal(await exited(child.child), 0);
+    } finally {
+      keeper.reap();
+      rmSync(data, { recursive: true, force: true });
     }
   });
 });
