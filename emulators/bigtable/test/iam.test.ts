@@ -179,6 +179,21 @@ describe('bigtable emulator: IAM', () => {
       ['cf'],
     );
     await deniedTo(instance.table('t').getRows(), VIEWER, 'bigtable.tables.readRows', TABLE);
+    // The client decodes the ErrorInfo of a refused stream as it does Bigtable's.
+    const err = (await instance
+      .table('t')
+      .getRows()
+      .then(
+        () => assert.fail('expected a refusal'),
+        (e: unknown) => e,
+      )) as { reason?: string; domain?: string; errorInfoMetadata?: Record<string, string> };
+    assert.equal(err.reason, 'IAM_PERMISSION_DENIED');
+    assert.equal(err.domain, 'bigtable.googleapis.com');
+    assert.deepEqual(err.errorInfoMetadata, {
+      permission: 'bigtable.tables.readRows',
+      resource: TABLE,
+      principal: VIEWER,
+    });
     await deniedTo(instance.table('t').sampleRowKeys(), VIEWER, 'bigtable.tables.sampleRowKeys', TABLE);
   });
 
