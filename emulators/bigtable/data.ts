@@ -10,7 +10,7 @@ import { grpcError, invalid, unsupported } from './errors.ts';
 import { compileFilter, type Filter, type ReadCell } from './filters.ts';
 import { checkMutationCount, checkQualifier, checkRowKey, checkValue, LIMITS } from './limits.ts';
 import { familyOf, resolveMutations } from './mutations.ts';
-import { bytes, type Obj, streaming, unary } from './rpc.ts';
+import { bytes, type Obj, type Send, streaming, unary } from './rpc.ts';
 import { type Applied, type BigtableState, serverMicros, type Table } from './state.ts';
 
 /** A table named by a data request; authorized and materialized views refused. */
@@ -82,7 +82,11 @@ function chunksOf(key: string, cells: readonly ReadCell[]): Obj[] {
   }));
 }
 
-function readRows(state: BigtableState, req: Obj, write: (res: Obj) => void): void {
+/**
+ * Rows are read as the scan reaches them, a batch at a time, waiting while the caller's stream is
+ * full: as in Bigtable, a row is read whole, but the rows of one scan are not one snapshot.
+ */
+async function readRows(state: BigtableState, req: Obj, send: Send): Promise<void> {
   const table = tableOf(state, req);
   const filter: Filter = compileFilter(req['filter'] as Obj | undefined);
   const limit = Number(req['rowsLimit'] ?? 0);
@@ -98,14 +102,14 @@ function readRows(state: BigtableState, req: Obj, write: (res: Obj) => void): vo
     batch.push(...chunksOf(key, cells));
     sent++;
     if (batch.length >= 256) {
-      write({ chunks: batch });
+      if (!(await send({ chunks: batch }))) return;
       batch = [];
     }
   }
-  if (batch.length) write({ chunks: batch });
+  if (batch.length) await send({ chunks: batch });
 }
 
-async function mutateRows(state: BigtableState, req: Obj, write: (res: Obj) => void): Promise<void> {
+async function mutateRows(state: BigtableState, req: Obj, send: Send): Promise<void> {
   const table = tableOf(state, req);
   const entries = (req['entries'] as Obj[]) ?? [];
   if (entries.length === 0) throw invalid('No entries provided: a MutateRows request needs at least one.');
@@ -127,7 +131,7 @@ async function mutateRows(state: BigtableState, req: Obj, write: (res: Obj) => v
     }
   });
   if (rows.length) await state.mutate(table.name, rows);
-  write({ entries: results });
+  await send({ entries: results });
 }
 
 function checkAndMutate(state: BigtableState, req: Obj): Promise<Obj> {
@@ -135,7 +139,10 @@ function checkAndMutate(state: BigtableState, req: Obj): Promise<Obj> {
   const key = rowKeyOf(req);
   const yes = (req['trueMutations'] as Obj[]) ?? [];
   const no = (req['falseMutations'] as Obj[]) ?? [];
-  if (yes.length + no.length > LIMITS.mutationsPerRequest) checkMutationCount(yes.length + no.length);
+  if (yes.length + no.length === 0)
+    throw invalid('No mutations provided: a CheckAndMutateRow needs true_mutations or false_mutations.');
+  if (yes.length > LIMITS.mutationsPerRequest) checkMutationCount(yes.length);
+  if (no.length > LIMITS.mutationsPerRequest) checkMutationCount(no.length);
   const now = serverMicros();
   const ifTrue = resolveMutations(table, yes, now);
   const ifFalse = resolveMutations(table, no, now);
@@ -205,7 +212,7 @@ async function readModifyWrite(state: BigtableState, req: Obj): Promise<Obj> {
 }
 
 /** SampleRowKeys: a key every 64 KiB of data or so, then the table's end (an empty key). */
-function sampleRowKeys(state: BigtableState, req: Obj, write: (res: Obj) => void): void {
+async function sampleRowKeys(state: BigtableState, req: Obj, send: Send): Promise<void> {
   const table = tableOf(state, req);
   const step = 64 * 1024;
   let offset = 0;
@@ -214,17 +221,17 @@ function sampleRowKeys(state: BigtableState, req: Obj, write: (res: Obj) => void
     for (const cell of cellsOf(table, key))
       offset += key.length + cell.qualifier.length + cell.value.length + 8;
     if (offset >= next) {
-      write({ rowKey: Buffer.from(key, 'latin1'), offsetBytes: String(offset) });
+      if (!(await send({ rowKey: Buffer.from(key, 'latin1'), offsetBytes: String(offset) }))) return;
       next = offset + step;
     }
   }
-  write({ rowKey: Buffer.alloc(0), offsetBytes: String(offset) });
+  await send({ rowKey: Buffer.alloc(0), offsetBytes: String(offset) });
 }
 
 export function dataHandlers(state: BigtableState): Record<string, unknown> {
   return {
-    ReadRows: streaming((req, write) => readRows(state, req, write)),
-    SampleRowKeys: streaming((req, write) => sampleRowKeys(state, req, write)),
+    ReadRows: streaming((req, send) => readRows(state, req, send)),
+    SampleRowKeys: streaming((req, send) => sampleRowKeys(state, req, send)),
     MutateRow: unary(async (req) => {
       const table = tableOf(state, req);
       const key = rowKeyOf(req);
@@ -233,7 +240,7 @@ export function dataHandlers(state: BigtableState): Record<string, unknown> {
       await state.mutate(table.name, [[key, resolveMutations(table, muts)]]);
       return {};
     }),
-    MutateRows: streaming((req, write) => mutateRows(state, req, write)),
+    MutateRows: streaming((req, send) => mutateRows(state, req, send)),
     CheckAndMutateRow: unary((req) => checkAndMutate(state, req)),
     ReadModifyWriteRow: unary((req) => readModifyWrite(state, req)),
     PingAndWarm: unary((req) => {

@@ -1,8 +1,9 @@
 /**
  * RowFilter, as google.bigtable.v2 defines it, applied to one row's cells. A filter is compiled
  * once per request (its regular expressions checked then: a malformed one is INVALID_ARGUMENT
- * before any row is read), then run on each row. Regular expressions are RE2, matched against the
- * whole key, qualifier or value as bytes (Bigtable's full-match semantics); family names as text.
+ * before any row is read), then run on each row. Regular expressions are RE2 (re2js), matched
+ * against the whole key, qualifier or value as bytes (Bigtable's full-match semantics); family
+ * names as text.
  * `sink` is refused (UNIMPLEMENTED), never ignored.
  */
 import { RE2JS } from 're2js';
@@ -25,8 +26,7 @@ type Obj = Record<string, unknown>;
 const bytesOf = (v: unknown): Buffer =>
   Buffer.isBuffer(v) ? v : Buffer.from((v as string | undefined) ?? '');
 
-function regex(pattern: unknown, what: string): RE2JS {
-  const text = bytesOf(pattern).toString('utf8');
+function compile(text: string, what: string): RE2JS {
   try {
     return RE2JS.compile(text);
   } catch (err) {
@@ -36,7 +36,28 @@ function regex(pattern: unknown, what: string): RE2JS {
   }
 }
 
-const asBytes = (latin1: string): Uint8Array => Buffer.from(latin1, 'latin1');
+/** A pattern over text (family names). */
+const textRegex = (pattern: unknown, what: string): RE2JS => compile(bytesOf(pattern).toString('utf8'), what);
+
+/**
+ * A pattern over bytes (row keys, qualifiers, values): pattern and subject both read one
+ * character a byte (Latin-1), so a pattern of raw bytes matches exactly those bytes, as Bigtable's
+ * do; read as UTF-8 instead, every invalid byte would become U+FFFD and 0xFE would match 0xFF.
+ * `\C` (any one byte), which Bigtable's RE2 has and re2js lacks, becomes `(?s:.)`.
+ */
+function bytesRegex(pattern: unknown, what: string): RE2JS {
+  const text = bytesOf(pattern).toString('latin1');
+  let out = '';
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i] as string;
+    if (c === '\\' && i + 1 < text.length) {
+      const next = text[i + 1] as string;
+      out += next === 'C' ? '(?s:.)' : c + next;
+      i++;
+    } else out += c;
+  }
+  return compile(out, what);
+}
 
 /** Bytes comparison of latin1 strings (their order is the bytes' order). */
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
@@ -100,8 +121,8 @@ export function compileFilter(f: Obj | null | undefined): Filter {
     case 'blockAllFilter':
       return () => [];
     case 'rowKeyRegexFilter': {
-      const re = regex(arg, 'row key');
-      return (k, cells) => (re.matches(asBytes(k)) ? [...cells] : []);
+      const re = bytesRegex(arg, 'row key');
+      return (k, cells) => (re.matches(k) ? [...cells] : []);
     }
     case 'rowSampleFilter': {
       const p = Number(arg);
@@ -109,16 +130,16 @@ export function compileFilter(f: Obj | null | undefined): Filter {
       return (_k, cells) => (Math.random() < p ? [...cells] : []);
     }
     case 'familyNameRegexFilter': {
-      const re = regex(arg, 'family name');
+      const re = textRegex(arg, 'family name');
       return (_k, cells) => cells.filter((c) => re.matches(c.family));
     }
     case 'columnQualifierRegexFilter': {
-      const re = regex(arg, 'column qualifier');
-      return (_k, cells) => cells.filter((c) => re.matches(asBytes(c.qualifier)));
+      const re = bytesRegex(arg, 'column qualifier');
+      return (_k, cells) => cells.filter((c) => re.matches(c.qualifier));
     }
     case 'valueRegexFilter': {
-      const re = regex(arg, 'value');
-      return (_k, cells) => cells.filter((c) => re.matches(c.value));
+      const re = bytesRegex(arg, 'value');
+      return (_k, cells) => cells.filter((c) => re.matches(c.value.toString('latin1')));
     }
     case 'columnRangeFilter': {
       const r = arg as Obj;

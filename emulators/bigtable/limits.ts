@@ -1,23 +1,30 @@
 /**
  * Cloud Bigtable's limits the emulator enforces, each with its source, so code that would hit a
- * limit in the cloud fails locally first.
- * Sources (read 2026-11): cloud.google.com/bigtable/quotas, "Limits" → "Data size within
- * tables" (row keys 4 KiB, column qualifiers 16 KiB, values 100 MiB) and "Operation limits"
- * (100,000 mutations in one request); cloud.google.com/bigtable/docs/reference/data/rpc
- * (google.bigtable.v2.Row: "any non-empty byte string up to 4KiB"); the admin API's
- * CreateTableRequest.table_id ("must match [_a-zA-Z0-9][-_.a-zA-Z0-9]*", up to 50 characters);
- * and Table.granularity (MILLIS: "Timestamps not matching the granularity will be rejected").
+ * limit in the cloud fails locally first. Sources (read 2026-11):
+ * - cloud.google.com/bigtable/quotas, "Limits", "Data size within tables" (#limits-data-size):
+ *   row keys 4 KiB, column qualifiers 16 KiB, individual values 100 MiB;
+ * - the data API reference (cloud.google.com/bigtable/docs/reference/data/rpc, the comments of
+ *   google/bigtable/v2/bigtable.proto and data.proto): `Row.key` "any non-empty byte string up to
+ *   4KiB", `Column.qualifier` "up to 16kiB"; MutateRowRequest.mutations "at least one entry and
+ *   at most 100000", MutateRowsRequest.entries "in total ... at most 100000 mutations",
+ *   CheckAndMutateRowRequest's true/false mutations "at least one entry if [the other] is empty,
+ *   and at most 100000", ReadModifyWriteRowRequest "at most 100000 rules"; `Cell.timestamp_micros`
+ *   "a table which specifies millisecond granularity will only allow values ... which are
+ *   multiples of 1000";
+ * - the admin API reference (google/bigtable/admin/v2): CreateTableRequest.table_id "must match
+ *   [_a-zA-Z0-9][-_.a-zA-Z0-9]*" (at most 50 characters, the quotas page's "Tables" limits) and
+ *   Table.granularity (MILLIS, the only one offered).
  */
 import { invalid } from './errors.ts';
 
 export const LIMITS = Object.freeze({
-  /** "Row keys: 4 KB per row key" (quotas, Data size within tables). */
+  /** Row keys: 4 KiB (quotas, Data size within tables; `Row.key`). */
   rowKeyBytes: 4 * 1024,
-  /** "Column qualifiers: 16 KB per column qualifier" (quotas, Data size within tables). */
+  /** Column qualifiers: 16 KiB (quotas, Data size within tables; `Column.qualifier`). */
   qualifierBytes: 16 * 1024,
-  /** "Individual values: 100 MB per cell" (quotas, Data size within tables). */
+  /** Individual values: 100 MiB a cell (quotas, Data size within tables). */
   valueBytes: 100 * 1024 * 1024,
-  /** "Mutations per request: 100,000" (quotas, Operation limits; MutateRows counts all entries'). */
+  /** Mutations in one request: 100,000, a MutateRows counting all its entries' (data API reference). */
   mutationsPerRequest: 100_000,
   /** A table id: 1 to 50 characters (CreateTableRequest.table_id). */
   tableIdChars: 50,

@@ -2,7 +2,8 @@
 /**
  * CLI entry point: `npm run emulator:bigtable -- --port 8087 --data-dir .data/bigtable`, then
  * BIGTABLE_EMULATOR_HOST=127.0.0.1:8087 for Google's clients. Prints exactly one line when ready;
- * SIGINT/SIGTERM close cleanly and exit 0. IAM is not enforced yet (README, "Not emulated").
+ * SIGINT/SIGTERM close cleanly and exit 0. `--iam <access-file>` and `--identity <member>=<port>`
+ * enforce IAM (README, "Access control").
  */
 import { emulatorCommand, emulatorStart, serveUntilSignalled } from '@eventbus/emulator-common/cli.ts';
 import { InvalidArgumentError } from 'commander';
@@ -30,10 +31,6 @@ const program = emulatorCommand({
   .parse();
 
 const start = emulatorStart(program);
-if (start.iam) {
-  process.stderr.write('bigtable emulator: --iam is not supported yet (README, "Not emulated")\n');
-  process.exit(2);
-}
 const { gcIntervalMs } = program.opts<{ gcIntervalMs: number }>();
 await serveUntilSignalled('bigtable emulator', () =>
   startBigtableEmulator({
@@ -42,5 +39,6 @@ await serveUntilSignalled('bigtable emulator', () =>
     dataDir: start.dataDir,
     fsync: start.fsync,
     gcIntervalMs,
+    ...(start.iam ? { iam: start.iam } : {}),
   }),
 );

@@ -18,15 +18,39 @@ export const unary =
       );
   };
 
+/**
+ * Sends one response of a server stream, waiting while the stream's buffer is full (the caller
+ * reads slowly); resolves false once the caller has cancelled, when the handler should stop.
+ */
+export type Send = (res: Obj) => Promise<boolean>;
+
+function sender(call: grpc.ServerWritableStream<Obj, Obj>): Send {
+  return (res) => {
+    if (call.cancelled) return Promise.resolve(false);
+    if (call.write(res)) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const done = (open: boolean) => () => {
+        call.off('drain', drained);
+        call.off('cancelled', cancelled);
+        resolve(open);
+      };
+      const drained = done(true);
+      const cancelled = done(false);
+      call.once('drain', drained);
+      call.once('cancelled', cancelled);
+    });
+  };
+}
+
 export const streaming =
-  (
-    fn: (req: Obj, write: (res: Obj) => void) => Promise<void> | void,
-  ): grpc.handleServerStreamingCall<Obj, Obj> =>
+  (fn: (req: Obj, send: Send) => Promise<void> | void): grpc.handleServerStreamingCall<Obj, Obj> =>
   (call) => {
     Promise.resolve()
-      .then(() => fn(call.request, (res) => call.write(res)))
+      .then(() => fn(call.request, sender(call)))
       .then(
-        () => call.end(),
+        () => {
+          if (!call.cancelled) call.end();
+        },
         (err: unknown) => call.emit('error', grpcError(err)),
       );
   };

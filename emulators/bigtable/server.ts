@@ -2,14 +2,24 @@
  * The Bigtable emulator: the data API (google.bigtable.v2.Bigtable) and the table admin API
  * (google.bigtable.admin.v2.BigtableTableAdmin) on one gRPC port, state in the data directory
  * (one emulator per directory: emulators/common/owner-lock.ts). Google's clients reach it with
- * BIGTABLE_EMULATOR_HOST=<host>:<port> or their `apiEndpoint` option, unchanged.
+ * BIGTABLE_EMULATOR_HOST=<host>:<port> or their `apiEndpoint` option, unchanged. With `iam`, every
+ * call is authorized first (access.ts), and each identity port's connections, handed to the same
+ * gRPC server, act as its member.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FsyncPolicy } from '@eventbus/emulator-common/append-log.ts';
 import { httpUrl } from '@eventbus/emulator-common/cli.ts';
+import { localPortInterceptor } from '@eventbus/emulator-common/grpc-identity.ts';
+import {
+  Enforcement,
+  type IdentityListeners,
+  type IdentityPort,
+  listenAsIdentities,
+} from '@eventbus/emulator-common/iam-enforce.ts';
 import { acquireOwnerLock } from '@eventbus/emulator-common/owner-lock.ts';
 import * as grpc from '@grpc/grpc-js';
+import { BigtableAccess, guarded } from './access.ts';
 import { tableAdminHandlers } from './admin.ts';
 import { dataHandlers } from './data.ts';
 import { LIMITS } from './limits.ts';
@@ -23,6 +33,8 @@ export interface BigtableEmulatorOptions {
   fsync?: FsyncPolicy;
   /** How often cells past their GC rule are collected (ms; 0 = only on start). */
   gcIntervalMs?: number;
+  /** Enforce IAM with this access file; each identity port's connections act as its member. */
+  iam?: { file: string; identities?: readonly IdentityPort[] } | undefined;
 }
 
 export interface BigtableEmulator {
@@ -31,6 +43,8 @@ export interface BigtableEmulator {
   readonly url: string;
   /** `host:port`, for BIGTABLE_EMULATOR_HOST or a client's `apiEndpoint`. */
   readonly endpoint: string;
+  /** Member → the identity port it took (empty without `iam`). */
+  readonly identityPorts: ReadonlyMap<string, number>;
   /** Collects the cells past their GC rule now; resolves with how many went. */
   collectGarbage(): Promise<number>;
   close(): Promise<void>;
@@ -52,13 +66,19 @@ export async function startBigtableEmulator(opts: BigtableEmulatorOptions): Prom
     throw err;
   }
   const services = loadServices();
+  const access = opts.iam ? new BigtableAccess(new Enforcement(opts.iam.file)) : undefined;
   const server = new grpc.Server({
     'grpc.max_receive_message_length': MAX_MESSAGE,
     'grpc.max_send_message_length': -1,
+    ...(access ? { interceptors: [localPortInterceptor] } : {}),
   });
-  server.addService(services.data, dataHandlers(state) as grpc.UntypedServiceImplementation);
-  server.addService(services.tableAdmin, tableAdminHandlers(state) as grpc.UntypedServiceImplementation);
+  server.addService(services.data, guarded(access, 'data', services.data, dataHandlers(state)));
+  server.addService(
+    services.tableAdmin,
+    guarded(access, 'admin', services.tableAdmin, tableAdminHandlers(state)),
+  );
   let port: number;
+  let identities: IdentityListeners | undefined;
   try {
     const address = host.includes(':') ? `[${host}]` : host;
     port = await new Promise<number>((resolve, reject) =>
@@ -66,7 +86,16 @@ export async function startBigtableEmulator(opts: BigtableEmulatorOptions): Prom
         err ? reject(err) : resolve(p),
       ),
     );
+    if (access && opts.iam) {
+      // The bound ports' connections go to the same server; the interceptor tells them apart.
+      const injector = server.createConnectionInjector(grpc.ServerCredentials.createInsecure());
+      identities = await listenAsIdentities(host, opts.iam.identities ?? [], (socket) =>
+        injector.injectConnection(socket),
+      );
+      access.identities = identities;
+    }
   } catch (err) {
+    server.forceShutdown();
     await state.close();
     release();
     throw err;
@@ -85,10 +114,12 @@ export async function startBigtableEmulator(opts: BigtableEmulatorOptions): Prom
     port,
     url: httpUrl(host, port),
     endpoint: `${host.includes(':') ? `[${host}]` : host}:${port}`,
+    identityPorts: identities?.ports ?? new Map(),
     collectGarbage,
     close: () => {
       closing ??= (async () => {
         if (timer) clearInterval(timer);
+        await identities?.close();
         server.forceShutdown();
         await collecting.catch(() => 0);
         await state.close();

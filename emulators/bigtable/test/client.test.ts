@@ -95,6 +95,36 @@ describe('bigtable emulator: the data and table admin APIs with @google-cloud/bi
     assert.equal((row.data as Cells)['cf']?.['q']?.[0]?.value, 'v-c1');
   });
 
+  it('streams a large scan in many responses, and stops when the caller stops reading', async () => {
+    const table = await newTable();
+    const keys = Array.from({ length: 1500 }, (_, i) => `row-${String(i).padStart(5, '0')}`);
+    for (let i = 0; i < keys.length; i += 500)
+      await table.insert(
+        keys.slice(i, i + 500).map((key) => ({ key, data: { cf: { a: 'x'.repeat(1024), b: key } } })),
+      );
+    const [rows] = await table.getRows();
+    assert.deepEqual(
+      rows.map((r) => r.id),
+      keys,
+    );
+    assert.ok(rows.every((r) => (r.data as Cells)['cf']?.['b']?.[0]?.value === r.id));
+    const seen: string[] = [];
+    await new Promise<void>((resolve, reject) => {
+      const stream = table.createReadStream();
+      stream.on('data', (row: { id: string }) => {
+        seen.push(row.id);
+        if (seen.length === 10) {
+          stream.end();
+          resolve();
+        }
+      });
+      stream.on('error', reject);
+    });
+    assert.deepEqual(seen, keys.slice(0, 10));
+    // The emulator still answers after the abandoned scan.
+    assert.deepEqual(await ids(table, { limit: 1 }), [keys[0]]);
+  });
+
   it('keeps versions newest first and applies the filters', async () => {
     const table = await newTable();
     const row = table.row('r');
@@ -165,6 +195,24 @@ describe('bigtable emulator: the data and table admin APIs with @google-cloud/bi
     assert.deepEqual(await ids(table, { filter: [{ all: false }] }), []);
   });
 
+  it('matches key, qualifier and value regexes byte for byte, \\C as any byte', async () => {
+    const table = await newTable();
+    await table.insert([
+      { key: 'fe', data: { cf: { v: Buffer.from([0x00, 0xfe]) } } },
+      { key: 'ff', data: { cf: { v: Buffer.from([0x00, 0xff]) } } },
+      { key: 'text', data: { cf: { v: 'é\n' } } },
+    ]);
+    // The client escapes a Buffer's bytes into the pattern as they are.
+    assert.deepEqual(await ids(table, { filter: [{ value: Buffer.from([0x00, 0xff]) }] }), ['ff']);
+    assert.deepEqual(await ids(table, { filter: [{ value: '\\x00\\xfe' }] }), ['fe']);
+    assert.deepEqual(await ids(table, { filter: [{ value: '\\x00\\C' }] }), ['fe', 'ff']);
+    // `.` stops at a newline, \C does not; é is two bytes.
+    assert.deepEqual(await ids(table, { filter: [{ value: 'é.' }] }), []);
+    assert.deepEqual(await ids(table, { filter: [{ value: 'é\\C' }] }), ['text']);
+    assert.deepEqual(await ids(table, { filter: [{ value: '\\C\\C\\C' }] }), ['text']);
+    assert.deepEqual(await ids(table, { filter: [{ row: 'f\\C' }] }), ['fe', 'ff']);
+  });
+
   it('CheckAndMutateRow is atomic: of 50 callers racing to create a row, exactly one wins', async () => {
     const table = await newTable();
     const row = table.row('claim');
@@ -206,6 +254,38 @@ describe('bigtable emulator: the data and table admin APIs with @google-cloud/bi
     assert.deepEqual(await versions(), ['v3000', 'v2000', 'v1000']);
     assert.ok((await running.emulator.collectGarbage()) >= 1);
     assert.deepEqual(await versions(), ['v3000', 'v2000']);
+  });
+
+  it('collects by max_age, and by a union or an intersection of rules', async () => {
+    const [table] = await bt.instance('i').createTable(`gc${n++}`, {
+      families: [
+        { name: 'age', rule: { age: { seconds: 60 } } },
+        { name: 'either', rule: { age: { seconds: 60 }, versions: 2, union: true } },
+        { name: 'both', rule: { age: { seconds: 60 }, versions: 2, intersection: true } },
+      ],
+    });
+    const now = Date.now();
+    // Newest first: two fresh cells, then two older than the 60 s max_age.
+    const stamps = [now, now - 1000, now - 120_000, now - 180_000].map((ms) => new Date(ms));
+    const row = table.row('r');
+    for (const family of ['age', 'either', 'both'])
+      for (const timestamp of stamps)
+        await row.save({ [family]: { q: { value: String(timestamp.getTime()), timestamp } } });
+    const left = async () => {
+      const data = (await row.get())[0].data as Cells;
+      return Object.fromEntries(Object.entries(data).map(([f, cols]) => [f, cols['q']?.length]));
+    };
+    assert.deepEqual(await left(), { age: 4, both: 4, either: 4 });
+    await running.emulator.collectGarbage();
+    // max_age: the two old ones go. Union: whatever is old or past 2 versions (the same two).
+    // Intersection: only what is old and past 2 versions (the two old ones are versions 3 and 4).
+    assert.deepEqual(await left(), { age: 2, both: 2, either: 2 });
+    const later = { q: { value: 'x', timestamp: new Date(now + 1000) } };
+    await row.save({ both: later, either: later });
+    await running.emulator.collectGarbage();
+    // Three fresh cells in each: the oldest is past 2 versions but young, so the union collects
+    // it and the intersection keeps it.
+    assert.deepEqual(await left(), { age: 2, both: 3, either: 2 });
   });
 
   it('deletes cells, families and rows, and drops row ranges', async () => {

@@ -2,7 +2,7 @@
  * Durability of the Bigtable emulator, run as its own process and killed with SIGKILL: every
  * write it answered is there after a restart on the same data directory (a row's mutations all
  * or none), the schema too, cells past their GC rule are collected on restart, and a second
- * emulator on the directory in use is refused.
+ * emulator on the directory in use is refused. (The command's --iam: iam.test.ts.)
  */
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';

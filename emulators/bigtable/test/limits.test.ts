@@ -122,6 +122,12 @@ describe('bigtable emulator: refusals as Bigtable gives them', function () {
     assert.ok(statuses.every((c) => c === status.OK));
   });
 
+  it('a CheckAndMutateRow with neither true nor false mutations is INVALID_ARGUMENT', async () => {
+    const r = await refusal(raw.call('CheckAndMutateRow', { tableName: TABLE, rowKey: Buffer.from('r') }));
+    assert.equal(r.code, status.INVALID_ARGUMENT);
+    assert.match(r.details, /No mutations provided/);
+  });
+
   it('MutateRows answers a status per entry: the good ones are written', async () => {
     const [res] = await raw.stream('MutateRows', {
       tableName: TABLE,

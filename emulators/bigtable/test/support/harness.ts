@@ -50,10 +50,21 @@ export async function refusal(p: Promise<unknown>): Promise<{ code: number; deta
   throw new Error('expected a refusal, got an answer');
 }
 
-/** A raw gRPC client of the data API, for requests Google's client would not send as they are. */
+/**
+ * A raw gRPC client of the data API, for requests Google's client would not send as they are (or
+ * with metadata it would not send, a bearer token).
+ */
 export function rawDataClient(endpoint: string): {
-  call(method: string, req: Record<string, unknown>): Promise<Record<string, unknown>>;
-  stream(method: string, req: Record<string, unknown>): Promise<Record<string, unknown>[]>;
+  call(
+    method: string,
+    req: Record<string, unknown>,
+    metadata?: grpc.Metadata,
+  ): Promise<Record<string, unknown>>;
+  stream(
+    method: string,
+    req: Record<string, unknown>,
+    metadata?: grpc.Metadata,
+  ): Promise<Record<string, unknown>[]>;
   close(): void;
 } {
   const Ctor = grpc.makeGenericClientConstructor(loadServices().data, 'Bigtable');
@@ -61,21 +72,21 @@ export function rawDataClient(endpoint: string): {
     'grpc.max_send_message_length': -1,
   }) as unknown as Record<string, (...args: unknown[]) => unknown> & grpc.Client;
   return {
-    call: (method, req) =>
+    call: (method, req, metadata = new grpc.Metadata()) =>
       new Promise((resolve, reject) =>
-        (client[method] as (r: unknown, cb: (e: unknown, res: unknown) => void) => void).call(
-          client,
-          req,
-          (e, res) => (e ? reject(e) : resolve(res as Record<string, unknown>)),
-        ),
+        (
+          client[method] as (r: unknown, m: grpc.Metadata, cb: (e: unknown, res: unknown) => void) => void
+        ).call(client, req, metadata, (e, res) => (e ? reject(e) : resolve(res as Record<string, unknown>))),
       ),
-    stream: (method, req) =>
+    stream: (method, req, metadata = new grpc.Metadata()) =>
       new Promise((resolve, reject) => {
         const out: Record<string, unknown>[] = [];
-        const s = (client[method] as (r: unknown) => grpc.ClientReadableStream<Record<string, unknown>>).call(
-          client,
-          req,
-        );
+        const s = (
+          client[method] as (
+            r: unknown,
+            m: grpc.Metadata,
+          ) => grpc.ClientReadableStream<Record<string, unknown>>
+        ).call(client, req, metadata);
         s.on('data', (d) => out.push(d));
         s.on('error', reject);
         s.on('end', () => resolve(out));
