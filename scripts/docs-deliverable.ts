@@ -1,17 +1,18 @@
 /**
  * The "Deliverable" figures of docs/catalog-destinations.md, written by `npm run docs` from
- * docs/data/catalog-deliverable.json — the results test/delivery/catalog-deliverable.test.ts
+ * core/platforms/segment-action/deliverable.json — the results test/delivery/catalog-deliverable.test.ts
  * observed (it fails when a run differs from them): how many verified destinations deliver an
  * ordinary event, which of them batch, and why each other one does not, grouped with counts.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Undelivered } from '../core/platforms/segment-action/deliverable.ts';
 
 /** Where the results are kept (from the repository's root). */
-export const DELIVERABLE_DATA = 'docs/data/catalog-deliverable.json';
+export const DELIVERABLE_DATA = 'core/platforms/segment-action/deliverable.json';
 
 /** Why a verified destination delivers none of the ordinary events, in the docs' words. */
-export const NOT_DELIVERED = {
+export const NOT_DELIVERED: Readonly<Record<Undelivered, string>> = {
   audience:
     "an audience destination (Engage: its actions take only audience events, `context.personas`) that delivers nothing even given its members by an audience sync from the warehouse, with the audience Segment's tests name and a stand-in for each audience setting it requires: Segment's own pipeline, or an audience setting only the user can choose whose stand-in names nothing the member carries (the identifier the platform keys its audience by)",
   'user-value':
@@ -30,8 +31,8 @@ export const NOT_DELIVERED = {
     "sends over a client of its own (Kafka's protocol through kafkajs), not through the egress gate every call out passes: the settings check refuses it and forward-catalog never runs it ([security.md](security.md#actions-with-a-client-of-their-own))",
   answer:
     "sends, but reads more of the platform's answer than the stand-in gives (`200 {}`, or the answer Segment's tests mocked for that request): a record or a configuration it looks up first",
-} as const;
-export type NotDelivered = keyof typeof NOT_DELIVERED;
+};
+export type NotDelivered = Undelivered;
 
 export interface DeliverableResults {
   readonly verified: number;

@@ -12,7 +12,7 @@
  * Segment Action Destinations (core/platforms/segment-action/catalog.json, scripts/segment-catalog.ts)
  * and its OAuth facts (oauth-destinations.json, scripts/segment-oauth.ts), whose list is a generated
  * part of docs/catalog-destinations.md, as is what verified destinations deliver
- * (docs/data/catalog-deliverable.json, from test/delivery/catalog-deliverable.test.ts).
+ * (core/platforms/segment-action/deliverable.json, from test/delivery/catalog-deliverable.test.ts).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';

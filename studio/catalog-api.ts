@@ -19,6 +19,7 @@ import { previewActions } from '../adapters/segment-actions/load-preview.ts';
 import type { StoredEvent } from '../core/event.ts';
 import { isOAuth } from '../core/platforms/segment-action/auth-kind.ts';
 import type { CatalogEntry } from '../core/platforms/segment-action/catalog.ts';
+import { undelivered } from '../core/platforms/segment-action/deliverable.ts';
 import { ACCESS_TOKEN_ROLE } from '../core/platforms/segment-action/roles.ts';
 import { fail, ok, type Step } from '../core/step.ts';
 import { interpretedValidator } from '../core/validation.ts';
@@ -53,10 +54,13 @@ export async function catalogAction(action: string, raw: unknown): Promise<Step<
       const oauth = isOAuth(entry.value.auth);
       // HubSpot, Attio, Intercom: a token as a secret; every other OAuth one: an oauth2 connection.
       const tokenAsSecret = oauth && c.OAUTH_TOKEN_AS_SECRET.has(entry.value.slug);
+      // Verified is not delivered: what the project's own run of the catalogue found (deliverable.ts).
+      const none = undelivered(entry.value.slug);
       return ok({
         ...entry.value,
         supported,
         ...(tokenAsSecret ? { tokenRole: ACCESS_TOKEN_ROLE } : oauth ? { connection: true } : {}),
+        ...(none === undefined ? {} : { undelivered: none }),
       });
     }
     case 'catalog-preview':
@@ -77,6 +81,7 @@ function catalogIndex(c: Catalogue) {
       category: d.category ?? 'Other',
       auth: d.auth,
       supported: c.catalogSupported(d),
+      delivers: undelivered(d.slug) === undefined,
       actions: d.actions.map((a) => ({ key: a.key, title: a.title })),
       search: c.catalogSearchText(d),
     })),

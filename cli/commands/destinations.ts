@@ -8,6 +8,7 @@
 import type { Command } from 'commander';
 import { isOAuth } from '../../core/platforms/segment-action/auth-kind.ts';
 import type { CatalogEntry } from '../../core/platforms/segment-action/catalog.ts';
+import { undelivered } from '../../core/platforms/segment-action/deliverable.ts';
 import { type Row, renderTable, writerOf } from '../output.ts';
 
 interface ListFlags {
@@ -19,6 +20,7 @@ interface ListFlags {
 
 /** One catalogue destination as a row: what the table shows and `--json` gives. */
 export function catalogRow(d: CatalogEntry, supported: boolean): Row {
+  const none = undelivered(d.slug);
   return {
     slug: d.slug,
     name: d.name,
@@ -27,6 +29,8 @@ export function catalogRow(d: CatalogEntry, supported: boolean): Row {
     supported,
     actions: d.actions.length,
     action_keys: d.actions.map((a) => a.key),
+    // Verified is not delivered: the project's own run of the catalogue (deliverable.ts).
+    ...(none === undefined ? {} : { undelivered: none.says }),
   };
 }
 

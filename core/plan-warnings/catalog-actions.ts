@@ -1,6 +1,7 @@
 /**
- * Warnings about a `segment_action` destination's actions that Segment's app would accept but that
- * rarely mean what they say (docs/catalog-destinations.md): two actions named without `when` that
+ * Warnings about a `segment_action` destination that Segment's app would accept but that rarely
+ * does what its user expects (docs/catalog-destinations.md): one the project's own run of the
+ * catalogue made deliver no ordinary event (deliverable.ts: verified is not delivered), two actions named without `when` that
  * both take one catalogue event (Klaviyo's trackEvent and orderCompleted both default to
  * `type = "track"`: a purchase is sent twice), and a plain mapping text with `{{…}}`, which
  * mapping-kit sends literally (a template is `{"@template": "…"}`). Said, never refused: both can
@@ -10,6 +11,7 @@ import { CATALOGUE } from '../../schemas/catalogue.ts';
 import type { Settings } from '../../schemas/settings.ts';
 import { catalogEntry } from '../platforms/segment-action/catalog.ts';
 import { runnablePresets } from '../platforms/segment-action/check.ts';
+import { undelivered } from '../platforms/segment-action/deliverable.ts';
 import { compileFql } from '../platforms/segment-action/fql.ts';
 import { actionSteps } from '../platforms/segment-action/presets.ts';
 import { segmentCallOf } from '../platforms/segment-action/subscription.ts';
@@ -26,9 +28,16 @@ const EVENTS: readonly string[] = [
 export function catalogActionWarnings(settings: Readonly<Settings>): string[] {
   const out: string[] = [];
   (settings.destinations ?? []).forEach((d, i) => {
-    if (d.type !== 'segment_action' || d.actions === undefined) return;
+    if (d.type !== 'segment_action') return;
     const entry = catalogEntry(d.destination ?? '');
     if (!entry) return;
+    const none = undelivered(entry.slug);
+    // A client of its own is refused by the settings check already (check.ts), not warned of.
+    if (none !== undefined && none.why !== 'own-transport')
+      out.push(
+        `destinations[${i}]: ${entry.slug} delivered none of a site's ordinary events in the project's own run of the catalogue (suggested setup, values from Segment's tests): it ${none.says}${none.example === undefined ? '' : ` (${none.example})`}; its ledger rows will say why unless these settings give what it needs (docs/catalog-destinations.md#deliverable)`,
+      );
+    if (d.actions === undefined) return;
     const unasked = d.actions.filter((a) => a.when === undefined);
     const steps = actionSteps(
       unasked,

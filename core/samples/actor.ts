@@ -152,7 +152,8 @@ export function subjectOf(fields: readonly InferredField[]): Subject | undefined
   return namedSubject(fields) ?? recordNamedByType(fields, atEnvelope);
 }
 
-function namedSubject(fields: readonly InferredField[]): Subject | undefined {
+/** The subject a payload names by an id of it (`PrimaryEntityId`, `target.id`), or undefined. */
+export function namedSubject(fields: readonly InferredField[]): Subject | undefined {
   for (const f of fields) {
     if (f.distinct === 0 || (f.type !== 'string' && f.type !== 'integer')) continue;
     const segs = segmentsOf(f.name);

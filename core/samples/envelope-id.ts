@@ -104,6 +104,21 @@ export function envelopeIdEvidence(
 }
 
 /**
+ * Where the guesses take the envelope's own plain id at the top as the event's, its guess's index;
+ * undefined otherwise, or where the envelope carries a list of events (a batch's: batch-envelope.ts
+ * reads its id).
+ */
+export function takenEnvelopeId(
+  fields: readonly InferredField[],
+  base: readonly Guess[],
+): number | undefined {
+  const at = base.findIndex((g) => g.target === 'event_id');
+  const chosen = base[at];
+  if (!chosen || chosen.column.includes('.') || !PLAIN_ID.test(chosen.column)) return undefined;
+  return carriedList(fields) ? undefined : at;
+}
+
+/**
  * The question of whether the envelope's id taken as the event's is (module comment), undefined
  * where there is no doubt. The envelope's guess is rewritten in place as an event field, asked
  * above, nothing preselected.
@@ -113,11 +128,9 @@ export function envelopeIdQuestion(
   rows: readonly Record<string, unknown>[],
   base: Guess[],
 ): Question | undefined {
-  const at = base.findIndex((g) => g.target === 'event_id');
-  const chosen = base[at];
-  if (!chosen || chosen.column.includes('.') || !PLAIN_ID.test(chosen.column)) return undefined;
-  // An envelope carrying a list of events is a batch's: batch-envelope.ts reads its id.
-  if (carriedList(fields)) return undefined;
+  const at = takenEnvelopeId(fields, base);
+  const chosen = at === undefined ? undefined : base[at];
+  if (at === undefined || !chosen) return undefined;
   const record = wrappedRecordId(fields, rows, chosen.column);
   if (!record || envelopeIdEvidence(fields, rows, chosen.column, record.name) !== undefined) return undefined;
   const holder = record.name.slice(0, record.name.lastIndexOf('.'));

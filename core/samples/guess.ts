@@ -23,9 +23,9 @@ import { envelopeIdQuestion } from './envelope-id.ts';
 import { chooseEventName, type EventNameGuess } from './event-name.ts';
 import { identityEvidence, leafSide, personObjectId } from './evidence.ts';
 import { fieldName, nameWords } from './names.ts';
-import { deliveredIdQuestion, ownIdQuestion } from './own-id.ts';
-import { partyRole, unclaimedDetailQuestions } from './party.ts';
-import { partyIdQuestion } from './party-id.ts';
+import { deliveredIdQuestion, namedForAnotherRecord, ownIdQuestion } from './own-id.ts';
+import { heldByBusiness, partyRole, unclaimedDetailQuestions } from './party.ts';
+import { clientOfPerson, partyIdQuestion } from './party-id.ts';
 import { lonePersonIdQuestions, personReferenceQuestion } from './person-id-evidence.ts';
 import { personRecordIdQuestion, personRecordOwnIdQuestion } from './person-record.ts';
 import { personalDetail } from './personal.ts';
@@ -35,15 +35,17 @@ import { recordIdQuestion } from './record-id.ts';
 import { requestReference, requestReferenceQuestion } from './request-ref.ts';
 import { rivalPartyQuestions } from './rival-parties.ts';
 import { roleIdBesideAsked } from './role-id.ts';
-import { directionOf, notARegion, objectTypes, type RoleReading, versionNamed } from './roles.ts';
+import { directionOf, notARegion, objectTypes, type RoleReading } from './roles.ts';
 import type { RuleGuess } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
 import { reportedSteps, stepTimeOf } from './step-time.ts';
+import { subjectIdQuestion, subjectPersonIdQuestion } from './subject-id.ts';
 import { dataFieldName, type MappingSuggestion, type SuggestColumn, suggestMappings } from './suggest.ts';
 import { transactionCountryQuestion } from './transaction-country.ts';
 import { actorAbove, thinEvidenceQuestions } from './two-evidence.ts';
 import { unplacedEmailQuestion } from './unplaced-email.ts';
 import { messageNumbersQuestion, unplacedPhoneQuestion, whatsappIdQuestion } from './unplaced-phone.ts';
+import { notWhenItHappened } from './when-happened.ts';
 
 export { eventNameGuess } from './event-name.ts';
 export type { Evidence, Question } from './questions.ts';
@@ -182,10 +184,11 @@ function refusals(fields: readonly InferredField[], rows: readonly Record<string
   const byName = new Map(fields.map((f) => [f.name, f]));
   const columns = fields.map((f) => f.name);
   const acting = actorRefusal(fields);
+  const held = heldByBusiness(fields);
   return (column, target) => {
     const f = byName.get(column);
     if (target.startsWith('user') || target === 'device.locale') {
-      const above = actorAbove(column) ?? acting(column);
+      const above = actorAbove(column) ?? acting(column) ?? held(column);
       if (above) return above;
       const r = partyRole(column, typeOf, direction);
       const side = leafSide(column);
@@ -204,6 +207,8 @@ function refusals(fields: readonly InferredField[], rows: readonly Record<string
     // A currency is told by its codes, not by its name alone ("Credit Card" under `payment_currency`).
     if (target === 'currency' && f && f.format !== 'currency') return 'its values are not currency codes';
     if (target === 'page.url' && !pageColumn(column)) return 'not named as the page’s';
+    if (target === 'event_id') return namedForAnotherRecord(fields, column);
+    if (target === 'anonymous_id') return clientOfPerson(fields, column);
     return undefined;
   };
 }
@@ -281,11 +286,17 @@ function chooseEventTime(
   // A time named for the step the payload reports (`paid_at` when its status says paid) is when
   // it happened, over the record's creation (step-time.ts).
   const steps = reportedSteps(fields, rows);
+  // When the vendor sent this delivery (delivery.ts) changes on a retry: any other time first.
+  const sent = new Map(
+    deliveryColumns(fields).flatMap((d) => (d.kind === 'delivery_time' ? [[d.column, d.why]] : [])),
+  );
   const ranked = times
     .filter((f) => notWhenItHappened(f, rows) === undefined)
     .map((f) => {
       const step = stepTimeOf(f, steps);
       const mark = { rank: 9 - depth(f.name) * 0.5, why: `names the step the payload reports (${step})` };
+      const delivery = sent.get(f.name);
+      if (delivery) return { f, rank: -10, why: `holds times, but ${delivery.slice(f.name.length + 1)}` };
       return { f, ...(step ? mark : timeRank(f)) };
     })
     .sort((a, b) => b.rank - a.rank);
@@ -310,52 +321,6 @@ function chooseEventTime(
     };
   }
   return { column: best.f.name, why: `${best.f.name} ${best.why}${others}${not}` };
-}
-
-/**
- * Why a time column is not when each event happened, or undefined: its name says it is a version
- * (Twilio's `ApiVersion: "2010-04-01"`), or it holds one value in every row of a sample of
- * three or more (a constant date is no event's time).
- */
-/**
- * Words of a time that is planned for the thing rather than when the event happened: a booking's
- * `startsAt`, a period's `current_term_end`, a `due_date`, an `expires_at`, a `next_billing_at`.
- * (`started_at`, `ended_at` and `expired_at` say something happened, and stay candidates.)
- */
-const PLANNED_WORDS = new Set([
-  'start',
-  'starts',
-  'begin',
-  'begins',
-  'end',
-  'ends',
-  'until',
-  'due',
-  'expire',
-  'expires',
-  'expiry',
-  'expiration',
-  'next',
-  'upcoming',
-  'scheduled',
-  'planned',
-  'renews',
-  'renewal',
-]);
-
-function notWhenItHappened(f: InferredField, rows: readonly Record<string, unknown>[]): string | undefined {
-  if (versionNamed(f.name)) return `${f.name} is not a time: its name says it is a version`;
-  const planned =
-    nameWords(leaf(f.name)).find((w) => PLANNED_WORDS.has(w)) ??
-    /^(next|upcoming|scheduled|planned|renews|renewal)/.exec(words(leaf(f.name)))?.[0];
-  if (planned)
-    return `${f.name} is not when it happened: "${planned}" names a time planned for the thing (a start, an end, a due date)`;
-  const filled = rows.filter((r) => r[f.name] !== undefined && r[f.name] !== null && r[f.name] !== '').length;
-  // Two events of a sample may share a time (a vendor's documented examples often do): only
-  // three or more rows with one value say it is a constant.
-  if (f.distinct === 1 && filled >= 3)
-    return `${f.name} is not a time: the same value in all ${filled} rows (a constant, not when each happened)`;
-  return undefined;
 }
 
 /** The guesses for a sample's inferred fields (and its rows, for the event time's window). */
@@ -447,7 +412,9 @@ export function guessChoices(
   const actorAsks = actorQuestions(fields, base);
   const byEvidence = envelopeIdGuess(fields, rows, base);
   const idQuestion = ownIdQuestion(fields, rows, base);
-  const envelopeAsk = idQuestion ? undefined : envelopeIdQuestion(fields, rows, base);
+  const envelopeAsk = idQuestion
+    ? undefined
+    : (envelopeIdQuestion(fields, rows, base) ?? subjectIdQuestion(fields, rows, base));
   const direction = directionOf(fields);
   const roles = fields.map((f) => partyRole(f.name, typeOf, direction));
   personIdFromObject(fields, base, typeOf);
@@ -473,23 +440,16 @@ export function guessChoices(
   const recordIdAsk = recordIdQuestion(base, fields, rows);
   if (recordIdAsk) questions.push(recordIdAsk);
   questions.push(...actorAsks);
-  questions.push(
-    ...thinEvidenceQuestions(asQuestions, new Set(questions.flatMap((q) => q.options.map((o) => o.column)))),
-  );
-  questions.push(
-    ...lonePersonIdQuestions(asQuestions, new Set(questions.flatMap((q) => q.options.map((o) => o.column)))),
-  );
-  questions.push(
-    ...unclaimedDetailQuestions(
-      asQuestions,
-      new Set(questions.flatMap((q) => q.options.map((o) => o.column))),
-    ),
-  );
-  questions.push(
-    ...rivalPartyQuestions(fields, base, new Set(questions.flatMap((q) => q.options.map((o) => o.column)))),
-  );
+  // The columns the questions so far offer: each later rule leaves them alone.
+  const offered = () => new Set(questions.flatMap((q) => q.options.map((o) => o.column)));
+  questions.push(...thinEvidenceQuestions(asQuestions, offered()));
+  questions.push(...lonePersonIdQuestions(asQuestions, offered()));
+  questions.push(...unclaimedDetailQuestions(asQuestions, offered()));
+  questions.push(...rivalPartyQuestions(fields, base, offered()));
   const partyIdAsk =
-    partyIdQuestion(base, fields, rows, questions) ?? personRecordOwnIdQuestion(base, fields, questions);
+    partyIdQuestion(base, fields, rows, questions) ??
+    personRecordOwnIdQuestion(base, fields, questions) ??
+    subjectPersonIdQuestion(base, fields, rows, questions);
   if (partyIdAsk) questions.push(partyIdAsk);
   const emailAsk = unplacedEmailQuestion(base, fields, questions);
   if (emailAsk) questions.push(emailAsk);
@@ -692,9 +652,10 @@ function personIdFromObject(
 ): void {
   if (base.some((g) => g.target === 'user_id' || g.target === 'user.external_id')) return;
   const direction = directionOf(fields);
+  const held = heldByBusiness(fields);
   // Under the business's side or an actor on a record (`ticket.owner.user.id`), never the person's.
   const role = (c: string): RoleReading => {
-    const above = actorAbove(c);
+    const above = actorAbove(c) ?? held(c);
     return above ? { role: 'business', why: above } : partyRole(c, typeOf, direction);
   };
   const column = personObjectId(fields, role);

@@ -18,6 +18,8 @@ const ENUM_MAX_VALUES = 10;
 const ENUM_MAX_LENGTH = 64;
 /** Column names under which integers in the epoch range are read as times. */
 const TIME_NAME = /time|date|_at$|^at$|^ts$|stamp|epoch|created|updated|zeit|datum|fecha|heure|hora/i;
+/** The same `at` in camel case (`sentAt`, `lastActiveAt`): case matters, or `chat` and `format` would be one. */
+const CAMEL_AT = /[a-z0-9]At$/;
 /** Epoch seconds and milliseconds from 2001-09-09 to 2099-12-31. */
 const EPOCH_SECONDS = [1e9, 4102444800] as const;
 const EPOCH_MILLIS = [1e12, 4102444800000] as const;
@@ -206,7 +208,7 @@ function formatHolds(format: InferredFormat, stats: ColumnStats): boolean {
 
 /** Integers in a time-named column that are all epoch seconds (or all milliseconds) are timestamps. */
 function epochPattern(name: string, stats: ColumnStats): string | undefined {
-  if (!TIME_NAME.test(name)) return undefined;
+  if (!TIME_NAME.test(name) && !CAMEL_AT.test(name)) return undefined;
   const numbers = [...values(stats)].map(Number);
   for (const [pattern, [lo, hi]] of [
     ['epoch_seconds', EPOCH_SECONDS],

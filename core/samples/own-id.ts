@@ -111,8 +111,37 @@ export function ownIdQuestion(
   };
 }
 
+/** A compound id's words that name the event itself, or a key kept to tell its copies apart. */
+const EVENT_WORDS = /^(event|webhook event|ereignis|dedup|dedupe|deduplication)$/;
+
+/**
+ * Why a column named like an event id for another record (`message_id`: the e-mail every event
+ * of it shares, sent, delivered, opened) may not take the event's id, or undefined: at the
+ * envelope's top beside it, a column is named for the event itself (`event_id`, `eventUuid`)
+ * and holds values. Two names that both read as the event's id are otherwise told apart by
+ * their order in the payload, which says nothing; the one that names the event is its id.
+ */
+export function namedForAnotherRecord(fields: readonly InferredField[], column: string): string | undefined {
+  const words = refersTo(column);
+  if (words.length === 0 || EVENT_WORDS.test(words.join(' ')) || !atEnvelopeTop(column)) return undefined;
+  const event = fields.find(
+    (f) =>
+      f.name !== column &&
+      f.distinct > 0 &&
+      (f.type === 'string' || f.type === 'integer') &&
+      atEnvelopeTop(f.name) &&
+      parentOf(f.name) === parentOf(column) &&
+      /^(event|webhook event|ereignis)$/.test(refersTo(f.name).join(' ')),
+  );
+  return event
+    ? `named for a ${words.join(' ')}, which every event of it may share; ${event.name} beside it is named for the event`
+    : undefined;
+}
+
 /** What a delivery was sent to, at the envelope's top: the vendor's webhook subscription, endpoint or hook. */
 const SENT_TO = /^(webhook )?(subscription|endpoint|hook|destination|webhook) (id|uuid)$/;
+/** A compound id's words naming a notification: one sending of an event to one subscriber. */
+const NOTIFICATION = /^(webhook )?(notification|notif)$/;
 const isTime = (f: InferredField) =>
   f.type === 'timestamp' ||
   f.type === 'date' ||
@@ -128,7 +157,10 @@ const isTime = (f: InferredField) =>
  * id stays the same on a retry: a vendor may give each delivery attempt its own. The page asks,
  * the named column preselected (a delivery's id makes a retry a second row; the record's id alone
  * would fold every later change of the record into the first), the record the event's type names
- * (`booking.created` → `identifiers.bookingId`) offered beside it.
+ * (`booking.created` → `identifiers.bookingId`) offered beside it. An id named for a notification
+ * (`notification_id`) says the same of itself, with nothing beside it: a notification is one
+ * sending of the event, which a vendor may send again, and for some its id is the event's
+ * (beside a time), for others one sending's (beside an `event_id` of the event's own).
  */
 export function deliveredIdQuestion(
   fields: readonly InferredField[],
@@ -139,16 +171,26 @@ export function deliveredIdQuestion(
   const sentTo = fields.find(
     (f) => f.distinct > 0 && atEnvelopeTop(f.name) && SENT_TO.test(nameWords(leafOf(f.name)).join(' ')),
   );
-  if (!sentTo || fields.some(isTime) || deliveryColumns(fields).some((d) => d.kind === 'attempt'))
+  const notification = NOTIFICATION.test(refersTo(chosen.column).join(' '));
+  if (
+    (!sentTo && !notification) ||
+    fields.some(isTime) ||
+    deliveryColumns(fields).some((d) => d.kind === 'attempt')
+  )
     return undefined;
-  const record = recordNamedByType(fields, (c) => c !== chosen.column && c !== sentTo.name);
+  const record = recordNamedByType(fields, (c) => c !== chosen.column && c !== sentTo?.name);
+  const says = sentTo
+    ? `The payload names what it was delivered to (${sentTo.name}) and`
+    : "Its name says it is a notification's, one sending of the event, and the payload says";
   return {
     target: 'event_id',
-    ask: `Is ${chosen.column} the event's own id? The payload names what it was delivered to (${sentTo.name}) and nothing of when the event happened: a vendor may give each delivery attempt its own id, and then a retry is a second row.`,
+    ask: `Is ${chosen.column} the event's own id? ${says} nothing of when the event happened: a vendor may give each delivery attempt its own id, and then a retry is a second row.`,
     options: [
       {
         column: chosen.column,
-        why: `named as an event id, beside ${sentTo.name}: the event's, or one delivery's`,
+        why: sentTo
+          ? `named as an event id, beside ${sentTo.name}: the event's, or one delivery's`
+          : "named for a notification: the event's, or one sending's",
       },
       ...(record
         ? [

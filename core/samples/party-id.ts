@@ -4,12 +4,13 @@
  * an event is about (`contact_id`, `sender.user_id`, `data.conversation.requester.id`) is often
  * there under a name the synonyms do not take. A party word is a name, not proof: a sender may be
  * the business's agent, a contact a company. So the page asks, never fills it silently: the one
- * such id preselected, several offered with no answer preselected. Pure.
+ * such id preselected, several offered with no answer preselected; never one of an object that
+ * says it holds one of the business's people (`user.type: agent`, party.ts). Pure.
  */
 import { askColumns } from './ask-columns.ts';
 import { idShaped } from './delivery.ts';
 import { nameWords } from './names.ts';
-import { businessParty, PERSON_PARTY } from './party.ts';
+import { businessParty, heldByBusiness, PERSON_PARTY } from './party.ts';
 import type { Question } from './questions.ts';
 import { WRAPPERS } from './roles.ts';
 import type { RuleGuess } from './rule-guess.ts';
@@ -38,6 +39,35 @@ function partyOfId(column: string): string | undefined {
   return plain && party !== undefined && PARTIES.has(party) ? party : undefined;
 }
 
+/** A detail that names a person: an e-mail or phone by its values, a first, last or full name by its name. */
+const personDetail = (f: InferredField) =>
+  f.format === 'email' ||
+  f.format === 'phone' ||
+  /^(first|last|full|given|family) ?name$/.test(
+    nameWords(f.name.slice(f.name.lastIndexOf('.') + 1)).join(' '),
+  );
+
+/**
+ * Why a `client_id` is not a browser's anonymous id, or undefined. Analytics name a browser's id
+ * `client_id` (GA's), but so do services whose customers are their clients: a booking's
+ * `client.clientId`, a CRM's `data.client_id` beside the client's names and e-mail, a ticket's
+ * `client_id` beside its e-mail. Below the payload's top, in an object named for a person's party
+ * or holding a person's details, it is that client's id, which the page asks about as the
+ * person's (`partyIdQuestion`), never a browser's.
+ */
+export function clientOfPerson(fields: readonly InferredField[], column: string): string | undefined {
+  const cut = column.lastIndexOf('.');
+  if (cut < 0 || nameWords(column.slice(cut + 1)).join(' ') !== 'client id') return undefined;
+  const parent = column.slice(0, cut);
+  const owner = nameWords(parent.slice(parent.lastIndexOf('.') + 1));
+  const party = PERSON_PARTY.has(owner.at(-1) as string);
+  const detail = fields.find(
+    (f) => f.distinct > 0 && f.name.slice(0, f.name.lastIndexOf('.')) === parent && personDetail(f),
+  );
+  if (!party && !detail) return undefined;
+  return `a client's id, ${party ? `inside ${parent}` : `beside ${detail?.name}`}: the client is a customer here, not a browser`;
+}
+
 /**
  * With no column taken or asked about as the person's id, the question of which party id is the
  * person's (module comment), undefined where there is none. The one preselected, when there is
@@ -51,6 +81,7 @@ export function partyIdQuestion(
 ): Question | undefined {
   if (base.some((g) => PERSON_ID.has(g.target))) return undefined;
   if (questions.some((q) => PERSON_ID.has(q.field ?? q.target))) return undefined;
+  const held = heldByBusiness(fields);
   const ids = fields.filter(
     (f) =>
       f.distinct > 0 &&
@@ -60,6 +91,7 @@ export function partyIdQuestion(
       partyOfId(f.name) !== undefined &&
       businessParty(f.name) === undefined &&
       actorAbove(f.name) === undefined &&
+      held(f.name) === undefined &&
       base.some((g) => g.column === f.name && g.target === 'event_data') &&
       rows.every((r) => r[f.name] !== undefined && r[f.name] !== null && r[f.name] !== '') &&
       idShaped(rows, f.name),

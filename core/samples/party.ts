@@ -8,10 +8,12 @@
  * an object where a business party keeps details of its own, is asked about, unless the payload
  * says it is about a person (`event_type: person.created`). Pure.
  */
+import { leafSide } from './evidence.ts';
 import { nameWords } from './names.ts';
 import type { Question, QuestionColumn } from './questions.ts';
 import { type Direction, type RoleReading, roleOf, WRAPPERS } from './roles.ts';
 import type { InferredField } from './sample.ts';
+import { actorAbove } from './two-evidence.ts';
 
 export type Party = 'person' | 'business';
 
@@ -86,6 +88,10 @@ export const PERSON_PARTY = new Set([
   'applicant',
   'learner',
 ]);
+
+/** Whether a word names a person party, its plural too (`users`, `contacts`). */
+export const personWord = (w: string) =>
+  PERSON_PARTY.has(w) || (w.endsWith('s') && PERSON_PARTY.has(w.slice(0, -1)));
 
 /**
  * Words that make whoever a name names the one acting for the business: an `assigned` user, a
@@ -195,10 +201,44 @@ export function partyRole(
   return roleOf(column, typeOf, direction);
 }
 
+/** Whether any word of a column's path is a business party's (`merchant_business_entity_id`). */
+export const namesBusinessParty = (column: string) =>
+  column.split('.').some((p) => nameWords(p).some((w) => BUSINESS_PARTY.has(w)));
+
 /** Why a column is a business party's and never the person's, or undefined. */
 export function businessParty(column: string): string | undefined {
   const p = partyOf(column);
   return p?.party === 'business' ? partyWhy(p) : undefined;
+}
+
+/** Who acted on a record (`changer.primary_email`): a contact under one is never offered. */
+export const ACTING_WORDS: ReadonlySet<string> = new Set([
+  'actor',
+  'changer',
+  'author',
+  'editor',
+  'modifier',
+  'initiator',
+  'performer',
+  'creator',
+]);
+
+/**
+ * Whether a contact column no rule placed may be offered as the person's (unplaced-email.ts,
+ * unplaced-phone.ts): not a business party's (`merchant.email`), no actor above it
+ * (`changer.phone`), its leaf not named for the business's side (`To`), and no acting word in
+ * its path (`author_email`).
+ */
+export function unplacedContact(column: string): boolean {
+  return (
+    businessParty(column) === undefined &&
+    actorAbove(column) === undefined &&
+    leafSide(column)?.side !== 'business' &&
+    !column
+      .split('.')
+      .flatMap((p) => nameWords(p))
+      .some((w) => ACTING_WORDS.has(w))
+  );
 }
 
 /** Names of the columns that say what a payload is about: `event_type: person.created`. */
@@ -225,6 +265,57 @@ export function aboutAPerson(fields: readonly InferredField[]): boolean {
     const values = f.examples.filter((v): v is string => typeof v === 'string');
     return values.length > 0 && values.every((v) => nameWords(v).some((w) => PERSON_PARTY.has(w)));
   });
+}
+
+/** A column naming the kind of whoever its object holds: `type`, `role`, `kind`, `user_type`, `senderRole`. */
+const HOLDER_KIND = new Set(['type', 'role', 'kind']);
+/**
+ * The business's people a kind names (`agent`, `support_agent`, `admin`): not its organisations
+ * (`company`, `business`), which also name a customer's kind (`customer.type: business`).
+ */
+const BUSINESS_PEOPLE = new Set([
+  'agent',
+  'admin',
+  'administrator',
+  'staff',
+  'operator',
+  'employee',
+  'assignee',
+  'moderator',
+  'owner',
+  'salesperson',
+]);
+
+/**
+ * Why an object's details are the business's by what the object says it holds
+ * (docs/creator-inference.md, "An object that says it holds an agent"): an object below the top
+ * (`user`, `sender`, `author`) whose kind column (`user.type`, `sender.role`) holds, in every
+ * row, one of the business's people alone or after one qualifier (`agent`, `admin`,
+ * `support_agent`, `Staff`; never an organisation's kind, `company`, which a customer has too) holds one of the business's people, whatever its own name says (`user` names anyone).
+ * Its id, e-mail and phone are then never the person's. Undefined where no object above the
+ * column says so; an event's name (`agent.assigned`) is never read as a kind.
+ */
+export function heldByBusiness(fields: readonly InferredField[]): (column: string) => string | undefined {
+  const kinds = new Map<string, string>();
+  for (const f of fields) {
+    const at = f.name.lastIndexOf('.');
+    if (at < 0) continue;
+    const words = nameWords(f.name.slice(at + 1));
+    if (!HOLDER_KIND.has(words.at(-1) as string) || words.length > 2) continue;
+    const values = f.examples.filter((v): v is string => typeof v === 'string' && !v.includes('.'));
+    if (values.length === 0 || values.length !== f.examples.length) continue;
+    const heads = values.map((v) => nameWords(v));
+    if (heads.every((w) => w.length > 0 && w.length <= 2 && BUSINESS_PEOPLE.has(w.at(-1) as string)))
+      kinds.set(f.name.slice(0, at), `${f.name}: ${values[0]}`);
+  }
+  return (column) => {
+    const parts = column.split('.');
+    for (let i = parts.length - 1; i >= 1; i--) {
+      const says = kinds.get(parts.slice(0, i).join('.'));
+      if (says) return `its object says it holds the business's (${says}), not the person`;
+    }
+    return undefined;
+  };
 }
 
 /** Targets that are a person's detail the page fills: identity, name and address. */

@@ -13,14 +13,13 @@
 
 import { askColumns } from './ask-columns.ts';
 import { nameWords } from './names.ts';
-import { businessParty } from './party.ts';
+import { ACTING_WORDS, businessParty, heldByBusiness } from './party.ts';
 import type { Question } from './questions.ts';
 import type { RuleGuess as Guess } from './rule-guess.ts';
 import { PLAIN_ID } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
 import { dataFieldName } from './suggest.ts';
 import { actorAbove } from './two-evidence.ts';
-import { ACTING } from './unplaced-email.ts';
 
 /** Leaf names of a person's own name, written whole (`firstName`, `last_name`, `fullname`). */
 const NAME_LEAVES = new Set(['firstname', 'lastname', 'fullname', 'givenname', 'familyname', 'surname']);
@@ -144,7 +143,7 @@ export function personRecordIdQuestion(
  * A person record's own id no rule took (docs/creator-inference.md, "The person record's own
  * id"): with no column taken or asked about as the person's id, the plain `id` of a record that
  * is a person (`isPersonRecord`: their name beside their e-mail, phone or address, no money, no
- * business party's nor an actor's), kept as a field, is the person's id by the record it
+ * business party's nor an actor's, nor one that says it holds an agent), kept as a field, is the person's id by the record it
  * identifies, not by its name. A record of a person may still be a staff user's, so the page asks,
  * never fills it: the one such id preselected, several offered with no answer preselected.
  */
@@ -157,10 +156,11 @@ export function personRecordOwnIdQuestion(
   if (questions.some((q) => PERSON_ID.has(q.field ?? q.target))) return undefined;
   const kept = new Set(base.filter((g) => g.target === 'event_data').map((g) => g.column));
   const levels = [...new Set(fields.map((f) => levelOf(f.name)))];
+  const held = heldByBusiness(fields);
   const ids = levels.flatMap((level) => {
     const own = ownIdAt(fields, level);
-    if (!own || !kept.has(own.name) || actorAbove(own.name) !== undefined) return [];
-    if (level.split('.').some((p) => nameWords(p).some((w) => ACTING.has(w)))) return [];
+    if (!own || !kept.has(own.name) || (actorAbove(own.name) ?? held(own.name)) !== undefined) return [];
+    if (level.split('.').some((p) => nameWords(p).some((w) => ACTING_WORDS.has(w)))) return [];
     return isPersonRecord(fields, level) ? [{ own, record: level === '' ? 'the payload' : level }] : [];
   });
   if (ids.length === 0) return undefined;

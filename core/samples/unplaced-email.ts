@@ -7,29 +7,17 @@
  * such column preselected, several, or one of whoever sent or asked (`sender_email`,
  * `mail.source`: the person in a chat, the business in a mail), offered with no answer
  * preselected. Never a business party's address (`merchant.email`, `assignee.email`), one under
- * an actor (`changer`, `author`), or one named for the business's side (`To`). Pure.
+ * an actor (`changer`, `author`), one of an object that says it holds an agent (`user.type:
+ * agent`), or one named for the business's side (`To`). Pure.
  */
 import { askColumns } from './ask-columns.ts';
-import { leafSide } from './evidence.ts';
 import { nameWords } from './names.ts';
-import { businessParty } from './party.ts';
+import { heldByBusiness, unplacedContact } from './party.ts';
 import type { Question } from './questions.ts';
 import type { RuleGuess } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
-import { actorAbove } from './two-evidence.ts';
 
 const EMAIL = 'user.email';
-/** Who acted on a record (`changer.primary_email`): never offered. */
-export const ACTING = new Set([
-  'actor',
-  'changer',
-  'author',
-  'editor',
-  'modifier',
-  'initiator',
-  'performer',
-  'creator',
-]);
 /**
  * Who sent or asked (`sender_email`, `mail.source`, `requester_email_address`, `email.from`): the
  * person in a chat, the business in a mail or a signature request. Offered, never preselected.
@@ -51,15 +39,14 @@ export function unplacedEmailQuestion(
   if (base.some((g) => g.target === EMAIL)) return undefined;
   if (questions.some((q) => (q.field ?? q.target) === EMAIL)) return undefined;
   const kept = new Set(base.filter((g) => g.target === 'event_data').map((g) => g.column));
+  const held = heldByBusiness(fields);
   const emails = fields.filter(
     (f) =>
       f.format === 'email' &&
       f.distinct > 0 &&
       kept.has(f.name) &&
-      businessParty(f.name) === undefined &&
-      actorAbove(f.name) === undefined &&
-      leafSide(f.name)?.side !== 'business' &&
-      !words(f.name).some((w) => ACTING.has(w)),
+      unplacedContact(f.name) &&
+      held(f.name) === undefined,
   );
   if (emails.length === 0) return undefined;
   const options = emails.slice(0, 3).map((f) => ({

@@ -7,19 +7,19 @@
  * page asks, never fills it: the one such column preselected, several, or one of whoever sent
  * (`sender.phone`, where nothing says which way the message went), offered with no answer
  * preselected. Never a business party's number (`merchant.phone`, `location.phone`), one under an
- * actor (`changer`, `author`), or one named for the business's side. Pure, but for the guess it
+ * actor (`changer`, `author`), one of an object that says it holds an agent, or one named for the business's side. Pure, but for the guess it
  * rewrites when it preselects.
  */
 import { askColumns } from './ask-columns.ts';
 import { identityEvidence, leafSide, phoneNamed } from './evidence.ts';
 import { nameWords } from './names.ts';
-import { businessParty } from './party.ts';
+import { businessParty, heldByBusiness, unplacedContact } from './party.ts';
 import { WHATSAPP_ID } from './personal.ts';
 import type { Question } from './questions.ts';
 import type { RuleGuess } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
 import { actorAbove } from './two-evidence.ts';
-import { ACTING, SENDING } from './unplaced-email.ts';
+import { SENDING } from './unplaced-email.ts';
 
 const PHONE = 'user.phone';
 /** The reading identityEvidence asks for; a phone's check reads the values and name alone. */
@@ -52,16 +52,15 @@ export function unplacedPhoneQuestion(
 ): Question | undefined {
   const kept = keptWithoutPhone(base, questions);
   if (kept === undefined) return undefined;
+  const held = heldByBusiness(fields);
   const phones = fields.filter(
     (f) =>
       f.distinct > 0 &&
       kept.has(f.name) &&
       phoneNamed(f.name) &&
       identityEvidence(PHONE, f, UNPLACED) === undefined &&
-      businessParty(f.name) === undefined &&
-      actorAbove(f.name) === undefined &&
-      leafSide(f.name)?.side !== 'business' &&
-      !words(f.name).some((w) => ACTING.has(w)),
+      unplacedContact(f.name) &&
+      held(f.name) === undefined,
   );
   if (phones.length === 0) return undefined;
   const options = phones.slice(0, 3).map((f) => ({

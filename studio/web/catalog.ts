@@ -41,6 +41,8 @@ interface Row {
 
 interface Entry extends CatalogEntry {
   readonly supported: boolean;
+  /** Set when the project's own run of the catalogue made it deliver no ordinary event: why. */
+  readonly undelivered?: { readonly why: string; readonly says: string; readonly example?: string };
   /** The secret role of an OAuth destination's access token, where one can be supplied. */
   readonly tokenRole?: string;
   /** An OAuth destination configured with an `oauth2` connection (docs/catalog-destinations.md, "OAuth"). */
@@ -288,6 +290,15 @@ async function openEntry(slug: string): Promise<void> {
             'p',
             { class: 'warn' },
             'This destination needs OAuth, which the runtime cannot refresh: not supported.',
+          ),
+        ]),
+    ...(entry.undelivered === undefined
+      ? []
+      : [
+          el(
+            'p',
+            { class: 'warn', id: 'd-undelivered' },
+            `In this project's own run of the catalogue it delivered none of a site's ordinary events: it ${entry.undelivered.says}.`,
           ),
         ]),
   );

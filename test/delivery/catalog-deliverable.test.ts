@@ -11,7 +11,7 @@
  * from Segment's tests of it (setUp's `supplied`); the results say which took them.
  *
  * The results — which destinations deliver which events, and why each other one does not, grouped
- * — are docs/data/catalog-deliverable.json, the source of the docs' table (`npm run docs`): the run
+ * — are core/platforms/segment-action/deliverable.json, the source of the docs' table (`npm run docs`): the run
  * must give exactly what is committed. EVENTBUS_UPDATE_DELIVERABLE=1 writes the file anew, to be
  * reviewed (an update of the pinned package, or a fix that makes more deliver).
  */

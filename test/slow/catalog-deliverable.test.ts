@@ -1,7 +1,7 @@
 /**
  * Verified means deliverable, through the gateway (issue #95; docs/catalog-destinations.md,
  * "Through the gateway"): every destination test/delivery/catalog-deliverable.test.ts found
- * deliverable (docs/data/catalog-deliverable.json) is configured as a `segment_action`
+ * deliverable (core/platforms/segment-action/deliverable.json) is configured as a `segment_action`
  * destination of ONE local environment (`eventbus start`), set up as a user would without a
  * mapping (test/support/catalog-deliverable.ts), its `base_url` under one capture server on
  * loopback (named in EVENTBUS_EGRESS_ALLOW, as a user names a stand-in of theirs). The ordinary

@@ -63,6 +63,8 @@ describe('studio: the catalogue of Segment Action Destinations', function () {
     const klaviyo = list.find((d) => d['slug'] === 'klaviyo');
     assert.equal(klaviyo?.['auth'], 'api_key');
     assert.equal(klaviyo?.['supported'], true);
+    assert.equal(klaviyo?.['delivers'], true);
+    assert.equal(list.find((d) => d['slug'] === 'segment-profiles')?.['delivers'], false);
     assert.match(String(klaviyo?.['search']), /klaviyo.*track event/);
     assert.ok(!('authFields' in (klaviyo ?? {})), 'the list is short: fields come with one entry');
     // Every OAuth destination is configurable with an oauth2 connection (issue #78).
@@ -82,6 +84,11 @@ describe('studio: the catalogue of Segment Action Destinations', function () {
     const g = await call('catalog-entry', { slug: 'google-sheets' });
     assert.equal(g.json['connection'], true);
     assert.equal(g.json['tokenRole'], undefined);
+    // Verified is not delivered: one the catalogue run made deliver nothing says why (#95).
+    assert.equal(k.json['undelivered'], undefined);
+    const ambee = await call('catalog-entry', { slug: 'ambee' });
+    assert.equal((ambee.json['undelivered'] as Json | undefined)?.['why'], 'refused-before-sending');
+    assert.match(String((ambee.json['undelivered'] as Json)['says']), /Segment's own libraries/);
     const bad = await call('catalog-entry', { slug: 'nope' });
     assert.equal(bad.status, 400);
     assert.match(JSON.stringify(bad.json), /"field":"slug"/);

@@ -140,6 +140,24 @@ describe('studio catalogue: Segment Action Destinations', function () {
     await page.close();
   });
 
+  it('says on its entry that a destination the catalogue run made deliver nothing does not deliver, and why', async () => {
+    const page = await ui.browser().newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(`${ui.studio().url}/catalog#token=${TOKEN}`);
+    await page.getByText(/^\d+ of \d+ destinations\.$/).waitFor();
+    await page.getByLabel('Search').fill('ambee');
+    await page.getByRole('button', { name: 'Open Ambee (Actions)' }).click();
+    await page.getByRole('heading', { name: 'Ambee (Actions)' }).waitFor();
+    const note = page.locator('#d-undelivered');
+    assert.match((await note.textContent()) ?? '', /delivered none of a site's ordinary events: it refuses/);
+    assert.ok(await note.isVisible());
+    // One that delivers has no such note.
+    await page.getByLabel('Search').fill('klaviyo');
+    await page.getByRole('button', { name: 'Open Klaviyo (Actions)' }).click();
+    await page.getByRole('heading', { name: 'Klaviyo (Actions)' }).waitFor();
+    assert.equal(await page.locator('#d-undelivered').count(), 0);
+    await page.close();
+  });
+
   it("adds Amplitude with Segment's presets: no actions written, the purchase sent with its revenue", async () => {
     const page = await ui.browser().newPage({ viewport: { width: 1280, height: 900 } });
     const errors: string[] = [];

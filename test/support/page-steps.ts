@@ -3,6 +3,7 @@
  * sample parsed, its columns inferred, the guesses made; and the reads those tests share.
  */
 import { guessChoices, inferFields, parseSample } from '../../core/samples/index.ts';
+import type { RuleGuess } from '../../core/samples/rule-guess.ts';
 
 /** The columns inferred from `body` and the page's guesses on them. */
 export function read(body: unknown) {
@@ -22,3 +23,14 @@ export const targetOf = (g: PageGuesses, column: string) =>
 
 /** A target that is the person's id. */
 export const isPersonId = (t: string | undefined) => t === 'user_id' || t === 'user.external_id';
+
+/** The columns the page takes as any of `targets`, in its order. */
+export const takenAs = (g: PageGuesses, ...targets: string[]) =>
+  g.columns.flatMap((c) => (targets.includes(c.target) ? [c.column] : []));
+
+/** The columns inferred from `body`, for calling one rule on its own. */
+export const fieldsOf = (body: unknown) => read(body).fields;
+
+/** Every column of `body` kept as an event field: a rule called on its own sees them all. */
+export const keptAll = (body: unknown): RuleGuess[] =>
+  fieldsOf(body).map((f) => ({ column: f.name, target: 'event_data', why: 'kept' }));

@@ -56,10 +56,12 @@ import { fill } from '../../scripts/docs-markers.ts';
  * f77c6971…, measured once: 1 wrong), the eleventh (2bb2dce6, pinned by 4e4ff83d…, measured
  * once: 2 wrong), the twelfth (4eda7239, pinned by 89eed12b…, measured once: 0 wrong), the
  * thirteenth (22e3fdd1, pinned by df132430…, measured once: 2 wrong), the fourteenth
- * (a30d6103, pinned by 6db4ed1d…, measured once: 0 wrong) and the fifteenth (dccf17fc, pinned by
- * 70eae8cc…, measured once: 3 wrong) on 2026-11-28.
+ * (a30d6103, pinned by 6db4ed1d…, measured once: 0 wrong), the fifteenth (dccf17fc, pinned by
+ * 70eae8cc…, measured once: 3 wrong), the sixteenth (89426d4a, pinned by 2ea503e0…, measured
+ * once: 3 wrong) and the seventeenth (5265b837, pinned by dded6fe7…, measured once: 2 wrong) on
+ * 2026-11-28. The eighteenth (a34c4b83) is held out now.
  */
-const HELD_OUT_SHA256: string | null = '2ea503e07fc79714abc815cbed8fc445d9d5fda15e4f2d99b83235462535e489';
+const HELD_OUT_SHA256: string | null = '8f7c9ebe66b2953575f43ed7a10cc05ee6e2445c3992f97691fe133f036867f9';
 
 /**
  * Wrong identity, money, personal fields or event ids filled without asking in the held-out part,

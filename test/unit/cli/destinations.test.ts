@@ -34,7 +34,16 @@ describe('cli: destinations list', () => {
     assert.equal(rows[0]?.['auth'], 'api_key');
     assert.equal(rows[0]?.['supported'], true);
     assert.ok((rows[0]?.['action_keys'] as string[] | undefined)?.includes('trackEvent'));
+    assert.equal(rows[0]?.['undelivered'], undefined);
     assert.equal(r.err, '');
+  });
+
+  it('--json says why a destination the catalogue run made deliver nothing does not deliver (#95)', async () => {
+    const r = await runCli('destinations', 'list', '--catalog', '--json', '--search', 'twilio studio');
+    assert.equal(r.code, 0, r.err);
+    const rows = JSON.parse(r.out) as Record<string, unknown>[];
+    const studio = rows.find((d) => d['slug'] === 'twilio-studio');
+    assert.match(String(studio?.['undelivered']), /Segment's own services/);
   });
 
   it('--search with no match says so and exits 0', async () => {

@@ -1,10 +1,13 @@
 /**
  * core/plan-warnings/catalog-actions.ts: what `settings check` says of a segment_action destination's
  * actions that Segment's app accepts but that seldom mean what they say — one event sent twice by
- * two actions named without `when`, and a plain mapping text whose {{…}} would go out literally.
+ * two actions named without `when`, and a plain mapping text whose {{…}} would go out literally —
+ * and a destination the project's own run of the catalogue made deliver nothing.
  */
 import assert from 'node:assert/strict';
 import { catalogActionWarnings } from '../../../core/plan-warnings/catalog-actions.ts';
+import results from '../../../core/platforms/segment-action/deliverable.json' with { type: 'json' };
+import { UNDELIVERED_SAYS, undelivered } from '../../../core/platforms/segment-action/deliverable.ts';
 import type { Destination, Settings } from '../../../schemas/settings.ts';
 
 const settingsWith = (d: Partial<Destination>): Settings =>
@@ -50,6 +53,39 @@ describe('plan warnings: catalogue actions', () => {
       [],
     );
     assert.deepEqual(catalogActionWarnings(settingsWith({ destination: 'mixpanel' })), []);
+  });
+
+  it('a destination that delivered nothing in the catalogue run is said so, with its reason and first refusal', () => {
+    const [warning, ...rest] = catalogActionWarnings(settingsWith({ destination: 'ambee' }));
+    assert.deepEqual(rest, []);
+    assert.match(warning ?? '', /^destinations\[0\]: ambee delivered none of a site's ordinary events/);
+    assert.ok(warning?.includes(UNDELIVERED_SAYS['refused-before-sending']), warning);
+    assert.ok(warning?.includes('Payload must be sent from the Segment analytics.js library'), warning);
+    assert.match(warning ?? '', /docs\/catalog-destinations\.md#deliverable/);
+    // With actions of its own it is still said (the actions' own warnings come after it).
+    assert.equal(
+      catalogActionWarnings(
+        settingsWith({ destination: 'segment', actions: [{ action: 'sendTrack' }] }),
+      ).filter((w) => w.startsWith('destinations[0]: segment delivered none')).length,
+      1,
+    );
+  });
+
+  it('every destination the run made deliver nothing is said so, but kafka, which the settings check refuses', () => {
+    for (const { slug, why } of results.not_delivered) {
+      const said = catalogActionWarnings(settingsWith({ destination: slug })).some((w) =>
+        w.startsWith(`destinations[0]: ${slug} delivered none`),
+      );
+      assert.equal(said, why !== 'own-transport', slug);
+      assert.equal(undelivered(slug)?.why, why, slug);
+    }
+    for (const { slug } of results.deliverable.slice(0, 40)) {
+      assert.equal(undelivered(slug), undefined, slug);
+      assert.ok(
+        !catalogActionWarnings(settingsWith({ destination: slug })).some((w) => w.includes('delivered none')),
+        slug,
+      );
+    }
   });
 
   it('a plain text with {{…}} is said to go out literally, with the @template to write', () => {

@@ -101,10 +101,12 @@ describe('the creator: an actor beside the subject', () => {
 
   it('never fills an actor’s id or e-mail as the person’s where the payload names its subject', () => {
     const r = read({ entity_id: 'cus_81', entity_type: 'customer', ...acted });
-    assert.deepEqual(personIds(r), []);
-    assert.equal(
-      r.guesses.columns.filter((c) => c.target.startsWith('user')).length,
-      0,
+    // Only the subject, a customer, is offered as the person (asked, subject-id.ts); no actor is.
+    assert.deepEqual(personIds(r), ['entity_id']);
+    assert.ok(r.guesses.questions.some((q) => q.options[0]?.column === 'entity_id'));
+    assert.deepEqual(
+      r.guesses.columns.filter((c) => c.target.startsWith('user')).map((c) => c.column),
+      ['entity_id'],
       JSON.stringify(r.guesses.columns),
     );
     assert.match(

@@ -22,6 +22,16 @@ const column = (g: ReturnType<typeof guess>, name: string) => g.columns.find((c)
 const times = (...names: string[]) =>
   [1, 2].map((n) => Object.fromEntries([['id', `o_${n}`], ...names.map((x, i) => [x, ago(n + i / 10)])]));
 
+/** A row with its dotted keys as nested objects (`data.delivery_eta` → `{ data: { delivery_eta } }`). */
+function nest(row: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, Record<string, unknown> | unknown> = {};
+  for (const [key, value] of Object.entries(row)) {
+    const [head, ...rest] = key.split('.');
+    if (rest.length === 0) out[key] = value;
+    else out[head as string] = { ...(out[head as string] as object), [rest.join('.')]: value };
+  }
+  return out;
+}
 /** An event time's name and the reason its words give. */
 const REASONS = [
   'occurred_at names when it happened',
@@ -52,6 +62,10 @@ const PLANNED = [
   ['license_renews_at', 'renews'],
   ['trial_renewal_date', 'renewal'],
   ['nextbilling', 'next'],
+  ['estimated_delivery_date', 'estimated'],
+  ['arrival_expected_at', 'expected'],
+  ['projected_close_date', 'projected'],
+  ['delivery_eta', 'eta'],
 ] as const;
 
 describe('samples: the event time, rule by rule', () => {
@@ -101,6 +115,62 @@ describe('samples: the event time, rule by rule', () => {
     }
     // A meeting rescheduled happened: only a name that begins with a planned word is one.
     assert.equal(guess(times('rescheduled_at')).eventTime.column, 'rescheduled_at');
+  });
+
+  it('passes over a parcel’s estimated or expected time for the time its step happened', () => {
+    for (const planned of ['estimatedDeliveryDate', 'expected_arrival_until', 'data.delivery_eta']) {
+      const rows = [1, 2].map((n) => ({
+        tracking_number: `1Z${n}`,
+        status_code: 'IT',
+        data: { carrier_status: 'in transit', updated: ago(n) },
+        [planned]: ago(n - 2),
+      }));
+      // Once the event time, as the latest time in a tracking update: it has not happened yet.
+      const sample = parseSample(JSON.stringify(rows.map((r) => nest(r))));
+      const g = guessChoices(inferFields(sample), sample.rows);
+      assert.equal(g.eventTime.column, 'data.updated', planned);
+    }
+    // An estimate sent, or a time named for what was expected and then happened, still happened.
+    for (const name of ['estimate_sent_at', 'unexpected_error_at'])
+      assert.equal(guess(times(name)).eventTime.column, name, name);
+  });
+
+  it('takes a camel-case epoch `sentAt` over the record’s `updatedAt`', () => {
+    const epoch = Math.round((NOW - DAY) / 1000);
+    const g = guess([
+      { trigger: 'message_sent', data: { message: { id: '1', sentAt: epoch, updatedAt: epoch } } },
+    ]);
+    // Once `sentAt` was a plain integer, and the record's later step the event time.
+    assert.equal(g.eventTime.column, 'data.message.sentAt');
+  });
+
+  it('takes when the vendor sent the delivery only where no other time is left', () => {
+    const at = (n: number) => ago(n);
+    for (const [row, want] of [
+      [
+        {
+          event: 'message.received',
+          deliveredAt: at(1),
+          attempt: 1,
+          data: { id: 'm1', status: 'delivered', createdAt: at(1.1) },
+        },
+        'data.createdAt',
+      ],
+      [{ webhook_sent_at: at(1), data: { order: { id: 'o1', updated_at: at(2) } } }, 'data.order.updated_at'],
+      [{ delivery: { timestamp: at(1) }, mail: { id: 'm1', sent: at(1.2) } }, 'mail.sent'],
+    ] as const) {
+      const g = guess([row]);
+      assert.equal(g.eventTime.column, want, JSON.stringify(row));
+    }
+    // Alone, it is still the nearest to when it happened, and says what it is.
+    const alone = guess([{ event: 'opened', deliveredAt: at(1), attempt: 2, data: { id: 'm1' } }]);
+    assert.equal(alone.eventTime.column, 'deliveredAt');
+    assert.equal(
+      alone.eventTime.why,
+      'deliveredAt holds times, but is when this delivery was sent: a retry changes it, the event does not',
+    );
+    // A flat record's send time is its own, not a delivery's.
+    assert.equal(guess(times('sent_at', 'updated_at')).eventTime.column, 'sent_at');
   });
 
   it('adds why each other time was passed over to the chosen one’s reason, and nothing when none was', () => {

@@ -58,6 +58,18 @@ describe('samples: inferring a column, rule by rule', () => {
       assert.equal(kind(one([1709294400, 1709298000], name)), 'integer', name);
   });
 
+  it('reads integers as epoch times under a camel-case `At`, and only there', () => {
+    // Once plain integers: a message's `sentAt` lost the event time to its `updatedAt`.
+    for (const name of ['sentAt', 'lastActiveAt', 'joined2At', 'message.deliveredAt'])
+      assert.equal(kind(one([1696934912, 1696934440], name)), 'timestamp epoch_seconds', name);
+    assert.equal(kind(one([1696934912000, 1696934440000], 'readAt')), 'timestamp epoch_millis');
+    // Case matters: a `chat`, a `format` or a `SEAT` number is no time, nor is a camel-case `At`
+    // holding no epoch.
+    for (const name of ['chat', 'format', 'SEAT', 'flatAT'])
+      assert.equal(kind(one([1696934912, 1696934440], name)), 'integer', name);
+    assert.equal(kind(one([3, 4], 'sentAt')), 'integer');
+  });
+
   it('takes epoch seconds and milliseconds from 2001-09-09 to 2099-12-31, both ends included', () => {
     assert.equal(kind(one([1e9, 4102444800], 'ts')), 'timestamp epoch_seconds');
     assert.equal(kind(one([1e12, 4102444800000], 'ts')), 'timestamp epoch_millis');

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { inferFields, parseSample } from '../../../core/samples/index.ts';
-import { deliveredIdQuestion, ownIdQuestion } from '../../../core/samples/own-id.ts';
+import { deliveredIdQuestion, namedForAnotherRecord, ownIdQuestion } from '../../../core/samples/own-id.ts';
 
 /**
  * The guesses of a payload whose `named` column the creator took as the event's id, every other
@@ -202,6 +202,84 @@ describe('creator: the event’s own id, rule by rule', () => {
           type,
         );
       }
+    });
+  });
+
+  describe('whether an id named for a notification is one sending’s', () => {
+    const sent = (body: Record<string, unknown>, named: string) => {
+      const { fields, base } = guessesOf(body, named);
+      return deliveredIdQuestion(fields, base);
+    };
+    const slugs = { notification_id: 123, organizer: 'acme', code: 'AB12C', action: 'shop.order.placed' };
+
+    it('asks about a notification’s id with nothing beside it, its name the evidence', () => {
+      const q = sent(slugs, 'notification_id');
+      assert.equal(
+        q?.ask,
+        "Is notification_id the event's own id? Its name says it is a notification's, one sending of the event, and the payload says nothing of when the event happened: a vendor may give each delivery attempt its own id, and then a retry is a second row.",
+      );
+      assert.deepEqual(q?.options, [
+        { column: 'notification_id', why: "named for a notification: the event's, or one sending's" },
+      ]);
+      for (const [body, named] of [
+        [{ notificationId: 'n1', type: 'invoice.paid', invoiceId: 'i1' }, 'notificationId'],
+        [{ webhook_notification_id: 'n1', topic: 'refund' }, 'webhook_notification_id'],
+        [{ event: { notif_id: 'n1', kind: 'ticket' } }, 'event.notif_id'],
+      ] as const)
+        assert.equal(sent(body, named)?.options[0]?.column, named, named);
+      // The record the type names is offered beside it.
+      assert.deepEqual(
+        sent({ notificationId: 'n1', type: 'invoice.paid', invoiceId: 'i1' }, 'notificationId')?.options.map(
+          (o) => o.column,
+        ),
+        ['notificationId', 'invoiceId'],
+      );
+    });
+
+    it('asks nothing beside a time, an attempt counter, or of a name for anything but a notification', () => {
+      for (const more of [{ eventDate: '2026-11-20T10:00:00Z' }, { created: 1763632800 }, { attempt: 2 }])
+        assert.equal(sent({ ...slugs, ...more }, 'notification_id'), undefined, JSON.stringify(more));
+      for (const named of ['order_id', 'message_id', 'notification_uuid_v2'])
+        assert.equal(sent({ [named]: 'x1', action: 'created' }, named), undefined, named);
+      // Under another object, it is that object's.
+      assert.equal(
+        sent({ data: { notification_id: 'n1' }, action: 'created' }, 'data.notification_id'),
+        undefined,
+      );
+    });
+  });
+
+  describe('whether an id is named for another record beside one named for the event', () => {
+    const refused = (body: Record<string, unknown>, column: string) =>
+      namedForAnotherRecord(guessesOf(body, column).fields, column);
+
+    it('refuses a record’s compound id beside a top-level id named for the event', () => {
+      for (const [body, column, record, beside] of [
+        [{ message_id: 'm1', event_id: 'e1' }, 'message_id', 'message', 'event_id'],
+        [{ msgId: 'm1', eventId: 7 }, 'msgId', 'msg', 'eventId'],
+        [{ message_uuid: 'm1', webhook_event_id: 'e1' }, 'message_uuid', 'message', 'webhook_event_id'],
+        [{ event: { message_id: 'm1', event_id: 'e1' } }, 'event.message_id', 'message', 'event.event_id'],
+      ] as const)
+        assert.equal(
+          refused(body, column),
+          `named for a ${record}, which every event of it may share; ${beside} beside it is named for the event`,
+          column,
+        );
+    });
+
+    it('refuses nothing named for the event or a copy, a plain id, or with no event name beside it', () => {
+      for (const [body, column] of [
+        [{ event_id: 'e1', message_id: 'm1' }, 'event_id'],
+        [{ dedup_id: 'd1', event_id: 'e1' }, 'dedup_id'],
+        [{ id: 'i1', event_id: 'e1' }, 'id'],
+        [{ message_id: 'm1', id: 'i1' }, 'message_id'],
+        [{ message_id: 'm1', event_id: null }, 'message_id'],
+        [{ message_id: 'm1', event_id: true }, 'message_id'],
+        [{ message_id: 'm1', data: { event_id: 'e1' } }, 'message_id'],
+        [{ data: { message_id: 'm1' }, event_id: 'e1' }, 'data.message_id'],
+        [{ message_id: 'm1', event_name: 'sent' }, 'message_id'],
+      ] as const)
+        assert.equal(refused(body, column), undefined, `${column} in ${JSON.stringify(body)}`);
     });
   });
 });

@@ -117,4 +117,61 @@ describe('creator: the event’s own id', () => {
     const { subscriptionId: _, ...bare } = notice;
     assert.equal(idQuestion(guess(bare)), undefined);
   });
+
+  it('takes the column named for the event over one named for a message, whichever comes first', () => {
+    const batch = {
+      events: [
+        {
+          event: 'delivery',
+          timestamp: 1763632800,
+          message_id: '7c1e5a8e-93b1-4b1c-9a53-2f0d6c1f5d11',
+          email: 'ada@example.com',
+          event_id: '0b6f0c3e-5d7a-4e0a-8f0e-5c2b9d7f3a20',
+        },
+      ],
+    };
+    const sample = parseSample(JSON.stringify(batch), { records: 'events' });
+    const g = guessChoices(inferFields(sample), sample.rows);
+    // Once taken as the event's by coming first: every event of that e-mail shares it.
+    assert.deepEqual(eventIds(g), ['event_id']);
+    assert.equal(g.columns.find((c) => c.column === 'message_id')?.target, 'event_data');
+    assert.equal(g.columns.find((c) => c.column === 'event_id')?.confidence, 0.9);
+    // Another spelling, another record, the same reading.
+    assert.deepEqual(eventIds(guess({ msgId: 'm-81', eventId: 'e-19', type: 'opened' })), ['eventId']);
+    assert.deepEqual(eventIds(guess({ message_uuid: 'm-81', event_uuid: 'e-19' })), ['event_uuid']);
+  });
+
+  it('keeps a message’s id as the event’s where nothing beside it is named for the event', () => {
+    assert.deepEqual(eventIds(guess({ message_id: 'm-81', type: 'inbound', from: '+4915112345678' })), [
+      'message_id',
+    ]);
+    // An event id inside another object, or always empty, names no event of this payload.
+    assert.deepEqual(eventIds(guess({ message_id: 'm-81', context: { event_id: 'e-19' } })), ['message_id']);
+    assert.deepEqual(eventIds(guess({ message_id: 'm-81', event_id: null, type: 'sent' })), ['message_id']);
+  });
+
+  it('asks whether a notification’s id is the event’s where the payload says nothing of when', () => {
+    const g = guess({
+      notification_id: 123455,
+      organizer: 'acme',
+      event: 'democon',
+      code: 'AB12C',
+      action: 'x.order.placed',
+    });
+    // Once filled as the event's without asking: the payload's position and name were all it had.
+    const q = idQuestion(g);
+    assert.deepEqual(
+      q?.options.map((o) => o.column),
+      ['notification_id'],
+    );
+    assert.equal(g.columns.find((c) => c.column === 'notification_id')?.confidence, 0.5);
+    // With when it happened beside it, the notification is the event's: filled.
+    const dated = guess({
+      notificationId: 'n-9',
+      eventType: 'net.payment.held',
+      eventDate: '2026-11-20T10:00:00Z',
+    });
+    assert.deepEqual(eventIds(dated), ['notificationId']);
+    assert.equal(idQuestion(dated), undefined);
+  });
 });

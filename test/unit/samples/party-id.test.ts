@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { guessChoices, inferFields, parseSample } from '../../../core/samples/index.ts';
+import { clientOfPerson } from '../../../core/samples/party-id.ts';
 
 /** The guesses for one body, with the person-id question and the columns taken as the person's id. */
 function read(body: unknown) {
@@ -65,5 +66,58 @@ describe('the creator: a person’s id under their party', () => {
     assert.equal(read({ id: 'e1', merchant: { id: 'm-1' }, account_id: 'a-1' }).ask, undefined);
     const named = read({ id: 'e1', customer: { id: 'c-1', email: 'a@example.com' }, contact_id: 'k-2' });
     assert.ok(!named.ask?.options.some((o) => o.column === 'contact_id'));
+  });
+
+  it('asks about a client’s client_id as the person’s, where once it was a browser’s anonymous id', () => {
+    for (const [body, column] of [
+      [
+        { appointmentId: 7, client: { clientId: 101, firstName: 'Ana', lastName: 'Lima' } },
+        'client.clientId',
+      ],
+      [
+        { entity_name: 'client', data: { client_id: 'k7zc', email: 'ana@example.com', first_name: 'Ana' } },
+        'data.client_id',
+      ],
+      [{ ticket: { id: 9, subject: 'Help', client_id: 55, email: 'ana@example.com' } }, 'ticket.client_id'],
+    ] as const) {
+      const { g, ask, taken } = read(body);
+      assert.equal(g.columns.find((c) => c.column === column)?.target, 'user_id', column);
+      assert.deepEqual(taken, [column], column);
+      assert.deepEqual(
+        ask?.options.map((o) => o.column),
+        [column],
+        column,
+      );
+    }
+  });
+
+  it('keeps a client_id a browser’s anonymous id at the top, in a context, or beside no person', () => {
+    for (const [body, column] of [
+      [{ client_id: 'cid-5678', events: 'page_view', email: 'ana@example.com' }, 'client_id'],
+      [{ context: { client_id: 'app-1', user_id: 'u-1' } }, 'context.client_id'],
+      [{ data: { client_id: 'c-1', amount: 12, currency: 'EUR' } }, 'data.client_id'],
+      [{ data: { client_id: 'c-1', app_name: 'Portal' } }, 'data.client_id'],
+    ] as const)
+      assert.equal(read(body).g.columns.find((c) => c.column === column)?.target, 'anonymous_id', column);
+  });
+
+  it('says why a client_id is a customer’s: the person’s party above it, or a person’s detail beside it', () => {
+    const fieldsOf = (body: unknown) => inferFields(parseSample(JSON.stringify(body)));
+    const inside = fieldsOf({ client: { clientId: 1 } });
+    assert.equal(
+      clientOfPerson(inside, 'client.clientId'),
+      "a client's id, inside client: the client is a customer here, not a browser",
+    );
+    const beside = fieldsOf({ data: { client_id: 1, phone: '+14155550123' } });
+    assert.equal(
+      clientOfPerson(beside, 'data.client_id'),
+      "a client's id, beside data.phone: the client is a customer here, not a browser",
+    );
+    // Another id, an e-mail in another object, or an always-empty detail says nothing.
+    assert.equal(clientOfPerson(fieldsOf({ client: { account_id: 1 } }), 'client.account_id'), undefined);
+    const elsewhere = fieldsOf({ data: { client_id: 1 }, user: { email: 'a@example.com' } });
+    assert.equal(clientOfPerson(elsewhere, 'data.client_id'), undefined);
+    const empty = fieldsOf({ data: { client_id: 1, email: null } });
+    assert.equal(clientOfPerson(empty, 'data.client_id'), undefined);
   });
 });

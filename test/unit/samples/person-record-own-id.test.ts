@@ -7,19 +7,16 @@
  * or an actor's, never filled silently.
  */
 import assert from 'node:assert/strict';
-import { guessChoices, inferFields, parseSample } from '../../../core/samples/index.ts';
+import { guesses, takenAs } from '../../support/page-steps.ts';
 
 /** The question about a person record's id, and the columns taken as the person's id (either kind). */
 const read = (body: unknown) => {
-  const sample = parseSample(JSON.stringify(body));
-  const g = guessChoices(inferFields(sample), sample.rows);
+  const g = guesses(body);
   return {
     ask: g.questions.find(
       (q) => q.target === 'user_id' && /record of a person/.test(q.options[0]?.why ?? ''),
     ),
-    taken: g.columns.flatMap((c) =>
-      c.target === 'user_id' || c.target === 'user.external_id' ? [c.column] : [],
-    ),
+    taken: takenAs(g, 'user_id', 'user.external_id'),
   };
 };
 

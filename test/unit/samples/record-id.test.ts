@@ -120,6 +120,29 @@ describe('the creator: a record’s own id as the event’s', () => {
     }
   });
 
+  it('asks about a chat’s, a conversation’s or a document’s id at the top, preselected', () => {
+    for (const [body, column] of [
+      [{ chatId: 'chat_abc', assignedUserId: 'u_1', message: { text: 'Assigned to self' } }, 'chatId'],
+      [{ conversation_id: 'cv_81', channel: 'web', text: 'Hi' }, 'conversation_id'],
+      [{ documentId: 'd_9', employeeId: 'e_1', signedBy: 'e_1', title: 'Contract' }, 'documentId'],
+    ] as const) {
+      // Once no question: the chat, conversation or document named no record an event is about.
+      const g = guess(body);
+      assert.deepEqual(eventIds(g), [column], column);
+      assert.deepEqual(
+        idQuestion(g)?.options.map((o) => o.column),
+        [column],
+        column,
+      );
+    }
+    // Nothing of the kind: a channel, a widget.
+    for (const body of [
+      { channel_id: 'c_1', text: 'Hi' },
+      { widget_id: 'w_1', text: 'Hi' },
+    ])
+      assert.equal(idQuestion(guess(body)), undefined, JSON.stringify(body));
+  });
+
   it('never takes a top-level id named for a party, a collection or no record', () => {
     for (const body of [
       { customer_id: 'cus_1', email: 'a@example.com' },
@@ -243,5 +266,89 @@ describe('the creator: a record’s own id, the rule on its own', () => {
 
   it('asks beside an id at the top that is always empty', () => {
     assert.deepEqual(ask([{ id: null, invoice: { id: 'in_1' } }]).offered, ['invoice.id']);
+  });
+});
+
+describe('the creator: an id named for the record the event’s type names', () => {
+  it('asks about a wrapped record’s id named for it, preselected: `data.conversation_id`, `data.envelopeId`', () => {
+    for (const [body, column] of [
+      [
+        { event: 'conversation.started', data: { conversation_id: 'cv_81', channel: 'web', text: 'Hi' } },
+        'data.conversation_id',
+      ],
+      [
+        { event: 'envelope-sent', data: { envelopeId: 'e7c1-99', accountId: 'acc_1', status: 'sent' } },
+        'data.envelopeId',
+      ],
+    ] as const) {
+      const g = guess(body);
+      assert.deepEqual(eventIds(g), [column], column);
+      assert.equal(idQuestion(g)?.options[0]?.column, column, column);
+      assert.equal(idQuestion(g)?.noneGuessed, undefined, column);
+    }
+  });
+
+  it('offers a person’s record’s id with none preselected, and asks it as the person’s instead', () => {
+    const g = guess({
+      event: 'lead.created',
+      data: { leadId: '5071-df73', firstName: 'Ana', email: 'ana@example.com', source: 'inbound' },
+    });
+    assert.deepEqual(eventIds(g), []);
+    assert.deepEqual(
+      idQuestion(g)?.options.map((o) => o.column),
+      ['data.leadId'],
+    );
+    assert.ok(idQuestion(g)?.noneGuessed);
+    assert.equal(g.columns.find((c) => c.column === 'data.leadId')?.target, 'user_id');
+  });
+
+  it('takes only the record the type names before its step, not a word of it', () => {
+    // `app_subscription_cancelled` names an app subscription, not the app.
+    const app = guess({ event: 'app_subscription_cancelled', data: { app_id: 5, plan: 'pro' } });
+    assert.deepEqual(eventIds(app), []);
+    // An id named for another thing than the type's record is no record's own.
+    const shop = guess({ event: 'order.paid', data: { shopId: 's_1', total: 12 } });
+    assert.equal(
+      shop.questions.some(
+        (q) => q.target === 'event_id' && q.options.some((o) => o.column === 'data.shopId'),
+      ),
+      false,
+    );
+  });
+});
+
+describe('the creator: a person’s object the event’s type names', () => {
+  it('offers `data.user.id` beside `user.created` for the event, none preselected, still the person’s', () => {
+    for (const [body, column] of [
+      [{ type: 'user.created', data: { user: { id: 'kp_1a2b', email: 'ana@example.com' } } }, 'data.user.id'],
+      [
+        { event: 'member.signup', member: { id: 88, email: 'ana@example.com', full_name: 'Ana' } },
+        'member.id',
+      ],
+    ] as const) {
+      const g = guess(body);
+      assert.deepEqual(eventIds(g), [], column);
+      assert.deepEqual(
+        idQuestion(g)?.options.map((o) => o.column),
+        [column],
+        column,
+      );
+      assert.ok(idQuestion(g)?.noneGuessed, column);
+      assert.ok(
+        g.columns.some(
+          (c) => c.column === column && (c.target === 'user_id' || c.target === 'user.external_id'),
+        ),
+        column,
+      );
+    }
+  });
+
+  it('offers no person’s object the type does not name', () => {
+    // An order's customer is a party beside the order, not what the event is about.
+    const g = guess({ type: 'order.created', customer: { id: 'c_1', email: 'ana@example.com' } });
+    assert.equal(
+      g.questions.some((q) => q.target === 'event_id' && q.options.some((o) => o.column === 'customer.id')),
+      false,
+    );
   });
 });

@@ -4,10 +4,9 @@
  * guess.ts would hand it over, so that one rule decides each case.
  */
 import assert from 'node:assert/strict';
-import { inferFields, parseSample } from '../../../core/samples/index.ts';
 import { personParty, rivalPartyQuestions } from '../../../core/samples/rival-parties.ts';
+import { fieldsOf } from '../../support/page-steps.ts';
 
-const fieldsOf = (body: Record<string, unknown>) => inferFields(parseSample(JSON.stringify(body)));
 interface Guess {
   column: string;
   target: string;

@@ -6,7 +6,6 @@
  * or an actor's number, never a column of other values, never filled silently.
  */
 import assert from 'node:assert/strict';
-import { guessChoices, inferFields, parseSample } from '../../../core/samples/index.ts';
 import type { Question } from '../../../core/samples/questions.ts';
 import type { RuleGuess } from '../../../core/samples/rule-guess.ts';
 import {
@@ -14,16 +13,12 @@ import {
   unplacedPhoneQuestion,
   whatsappIdQuestion,
 } from '../../../core/samples/unplaced-phone.ts';
+import { fieldsOf, guesses, keptAll, takenAs } from '../../support/page-steps.ts';
 
 /** The phone question for one body, the columns taken as the person's phone, and the guesses. */
 const read = (body: unknown) => {
-  const sample = parseSample(JSON.stringify(body));
-  const g = guessChoices(inferFields(sample), sample.rows);
-  return {
-    g,
-    ask: g.questions.find((q) => q.target === 'user.phone'),
-    taken: g.columns.flatMap((c) => (c.target === 'user.phone' ? [c.column] : [])),
-  };
+  const g = guesses(body);
+  return { g, ask: g.questions.find((q) => q.target === 'user.phone'), taken: takenAs(g, 'user.phone') };
 };
 
 describe('the creator: a phone no rule placed', () => {
@@ -197,9 +192,6 @@ describe('the creator: WhatsApp ids', () => {
  * The rules called on their own, every column kept as an event field unless a case says otherwise:
  * what each checks is then not hidden by the rules that run before it in guessChoices.
  */
-const fieldsOf = (body: unknown) => inferFields(parseSample(JSON.stringify(body)));
-const keptAll = (body: unknown): RuleGuess[] =>
-  fieldsOf(body).map((f) => ({ column: f.name, target: 'event_data', why: 'kept' }));
 type Rule = typeof unplacedPhoneQuestion;
 const call = (rule: Rule, body: unknown, base = keptAll(body), questions: readonly Question[] = []) =>
   rule(base, fieldsOf(body), questions);
