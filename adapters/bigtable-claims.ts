@@ -43,7 +43,7 @@ import {
   checkClaimKey,
   type HeldClaim,
 } from '../core/claims/claim-store.ts';
-import { SEND_ONCE_DAYS } from '../core/claims/send-once.ts';
+import { CLAIM_FAMILY, CLAIM_MAX_AGE_SECONDS } from '../core/claims/claims-plan.ts';
 import {
   decodeCheckAndMutateRow,
   decodeReadRows,
@@ -57,10 +57,8 @@ import {
 import { cachedCredentials, type HeaderSource } from './google-credentials.ts';
 import { createUnaryClient, type UnaryClient, type UnaryClientOptions } from './grpc-unary.ts';
 
-/** The claims' one column family. */
-export const CLAIM_FAMILY = 'c';
-/** The family's GC rule (max age): a claim's window and a day more. */
-export const CLAIM_MAX_AGE_SECONDS = (SEND_ONCE_DAYS + 1) * 86_400;
+// The family and its GC rule's max age are the plan's too (core/claims/claims-plan.ts).
+export { CLAIM_FAMILY, CLAIM_MAX_AGE_SECONDS };
 /** The version of a row without a version token (a malformed one): replaceable as it is. */
 export const UNVERSIONED = 'unversioned';
 
