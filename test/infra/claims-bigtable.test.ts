@@ -6,17 +6,21 @@
  * workloads that hold Firestore's claims grant; both Bigtable APIs enabled first. And the switch
  * of a deployed stack (the state v0.2.0 left, with Firestore claims): the database and its fields
  * are declared again unchanged, the Bigtable resources are additions, the functions wait for them.
+ * And the access table (core/access/needs.ts): the claims' Bigtable calls are granted by what is
+ * declared, and the gateway and the studio cannot write claims.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLAIM_FAMILY, CLAIM_MAX_AGE_SECONDS } from '../../adapters/bigtable-claims.ts';
+import { accessNeeds } from '../../core/access/needs.ts';
 import { plan } from '../../core/plan.ts';
 import { parseSettings } from '../../core/settings.ts';
 import type { StackConfig } from '../../infra/config.ts';
 import { declareEnvironment } from '../../infra/environment.ts';
 import { NAMING_KEYS, type StackResource } from '../../infra/offline.ts';
 import type { Settings } from '../../schemas/settings.ts';
+import { isBinding, policiesOf, unmet } from './access-support.ts';
 import { BUNDLES, type Declared, declare, dependenciesOf, ofType, type Recorded } from './support.ts';
 
 const INSTANCE = 'gcp:bigtable/instance:Instance';
@@ -165,5 +169,32 @@ describe('infra: the claims in Bigtable (claims.store: bigtable)', () => {
       dependenciesOf(recorded, fn[0]).has(urnOf(recorded, grant)),
       'forward after its Bigtable grant',
     );
+  });
+
+  it("grants each workload's Bigtable calls, and refuses the gateway's and the studio's", async () => {
+    const config = configOf(parsed(withBigtable(exampleText())));
+    const bt = config.plan.claims.bigtable;
+    assert.ok(bt);
+    const recorded = await declare(() => declareEnvironment(config, BUNDLES));
+    const needs = accessNeeds(config.plan, config.settings);
+    const table = `projects/${config.project}/instances/${bt.instance}/tables/claims`;
+    const onTable = needs.filter((n) => n.resource === table);
+    const granted = onTable.filter((n) => !n.denied).map((n) => `${n.who} ${n.permission}`);
+    const deliverers = config.plan.functions.map((f) => f.name).filter((n) => n.startsWith('forward'));
+    assert.deepEqual(
+      granted.sort(),
+      ['store', ...deliverers]
+        .flatMap((w) => [`${w} bigtable.tables.mutateRows`, `${w} bigtable.tables.readRows`])
+        .sort(),
+    );
+    assert.deepEqual(
+      onTable
+        .filter((n) => n.denied)
+        .map((n) => n.who)
+        .sort(),
+      ['gateway', 'studio'],
+    );
+    const policies = policiesOf(recorded.resources.filter(isBinding), config.project);
+    assert.deepEqual(unmet(needs, policies, config.project), []);
   });
 });
