@@ -8,6 +8,7 @@ import * as pulumi from '@pulumi/pulumi';
 import { gatewaySecrets } from '../core/access/gateway-secrets.ts';
 import { billingAdvice, billingRecommendation } from '../core/deploy/billing-advice.ts';
 import { CATALOG_FUNCTION, catalogSlugs } from '../core/deploy/catalog-function.ts';
+import { claimsRecommendation } from '../core/deploy/claims-advice.ts';
 import { studioIapWarnings } from '../core/deploy/studio-iap.ts';
 import { modelPlan } from '../core/models/models.ts';
 import { ACTIONS_TOPIC, publishedDeliveriesTopics, RUNS_TOPIC } from '../core/plan.ts';
@@ -74,6 +75,8 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
   const recommended = billingRecommendation(settings, plan);
   if (recommended) pulumi.log.warn(recommended.message);
   for (const a of billingAdvice(settings, plan)) pulumi.log.warn(a.message);
+  const claimStore = claimsRecommendation(settings, plan);
+  if (claimStore) pulumi.log.warn(claimStore.message);
   // Whom the studio's IAP can admit is checked against studio.organization when it is set (a
   // refusal at config load); unset, this says what is left unchecked.
   for (const w of studioIapWarnings(settings)) pulumi.log.warn(w);

@@ -41,6 +41,7 @@ import {
   capacityMonth,
   memorystoreMonth,
 } from '../core/deploy/claim-stores.ts';
+import { claimsRecommendation } from '../core/deploy/claims-advice.ts';
 import {
   type Billing,
   billingBreakEvenRequestsPerSecond,
@@ -281,6 +282,13 @@ export function scaleTables(): string {
     recommended
       ? `**environments/example.yaml**: ${recommended.message}.`
       : 'environments/example.yaml: its billing is already the cheaper at its stated rate.',
+  );
+  const claimStore = claimsRecommendation(example, plan(example));
+  lines.push('');
+  lines.push(
+    claimStore
+      ? `**environments/example.yaml**, claims: ${claimStore.message}.`
+      : 'environments/example.yaml: its claim store is already the cheaper at its stated rate.',
   );
   lines.push('');
   lines.push(billTables());
