@@ -208,16 +208,3 @@ export function createFirestoreClaimStore(opts: FirestoreClaimOptions): ClaimSto
     },
   };
 }
-
-/** The environment's claim store, as a function sees it (its project, the plan's database, the emulator locally). */
-export function environmentClaims(config: {
-  readonly project: string;
-  readonly plan: { readonly claims: { readonly database: string } };
-  readonly firestoreEmulatorHost?: string;
-}): ClaimStore {
-  return createFirestoreClaimStore({
-    project: config.project,
-    database: config.plan.claims.database,
-    ...(config.firestoreEmulatorHost ? { emulatorHost: config.firestoreEmulatorHost } : {}),
-  });
-}
