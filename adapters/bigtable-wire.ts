@@ -64,10 +64,13 @@ const varint = (n: number): Buffer => {
 /** -1 as an int64 varint (two's complement, ten bytes): "the server's time" for a cell. */
 const MINUS_ONE = Buffer.from([0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01]);
 
-const bytesField = (field: number, bytes: Buffer): Buffer =>
+/** A length-delimited field (a message, bytes, a string). */
+export const bytesField = (field: number, bytes: Buffer): Buffer =>
   Buffer.concat([varint((field << 3) | 2), varint(bytes.length), bytes]);
-const textField = (field: number, text: string): Buffer => bytesField(field, Buffer.from(text, 'utf8'));
-const varintField = (field: number, n: number): Buffer => Buffer.concat([varint(field << 3), varint(n)]);
+export const textField = (field: number, text: string): Buffer =>
+  bytesField(field, Buffer.from(text, 'utf8'));
+export const varintField = (field: number, n: number): Buffer =>
+  Buffer.concat([varint(field << 3), varint(n)]);
 
 export function encodeFilter(f: RowFilter): Buffer {
   if ('chain' in f) return bytesField(1, Buffer.concat(f.chain.map((x) => bytesField(1, encodeFilter(x)))));
@@ -140,14 +143,14 @@ export function encodeReadRow(r: {
 }
 
 /** One protobuf field as read: its number, and its varint value or its bytes. */
-interface Field {
+export interface Field {
   readonly field: number;
   readonly n: number;
   readonly bytes: Buffer | undefined;
 }
 
 /** The fields of a message, in order; fixed-width fields are skipped (none is read here). */
-function fields(buf: Buffer, what: string): Field[] {
+export function fields(buf: Buffer, what: string): Field[] {
   const out: Field[] = [];
   let at = 0;
   const readVarint = (): number => {
