@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createFirestoreClaimStore, EXPIRE_AT_FIELD } from '../../adapters/firestore-claims.ts';
+import { createFirestoreClaimStore, EXPIRE_AT_FIELD, noDatabase } from '../../adapters/firestore-claims.ts';
 import type { TransportResponse } from '../../adapters/http-sender.ts';
 import { workloadMember } from '../../core/access/needs.ts';
 import type { ClaimKey } from '../../core/claims/claim-store.ts';
@@ -78,7 +78,7 @@ describe('firestore claim store against the emulator', () => {
       createFirestoreClaimStore({ project: 'p', database: 'absent-db', emulatorHost: emulator.host }),
     unreachable: () =>
       createFirestoreClaimStore({ project: 'p', database: 'claims-test', emulatorHost: '127.0.0.1:1' }),
-    missingError: /HTTP 404 NOT_FOUND/,
+    missingError: /HTTP 404 NOT_FOUND The database absent-db does not exist for project p/,
     sampleVersion: '2026-11-25T00:00:00.000001Z',
   });
 });
@@ -216,5 +216,35 @@ describe('firestore claim store: credentials', () => {
     });
     await assert.rejects(s.release(k, '2026-11-25T00:00:00Z'), /PERMISSION_DENIED/);
     await assert.rejects(s.replace(k, '2026-11-25T00:00:00Z', {}, Date.now()), /PERMISSION_DENIED/);
+  });
+});
+
+describe('firestore claim store: a missing database is not a missing document', () => {
+  const notFound = (message: string) => ({ error: 'NOT_FOUND', body: { error: { code: 404, message } } });
+  it("tells Firestore's two wordings of a missing database from a missing document", () => {
+    assert.equal(noDatabase(notFound('The database claims does not exist for project p.')), true);
+    assert.equal(
+      noDatabase(
+        notFound(
+          'The project p does not exist or it does not contain an active Cloud Datastore or Cloud Firestore database.',
+        ),
+      ),
+      true,
+    );
+    assert.equal(
+      noDatabase(notFound('Document "projects/p/databases/d/documents/sends/x" not found.')),
+      false,
+    );
+    assert.equal(
+      noDatabase(notFound('No document to update: projects/p/databases/d/documents/sends/x')),
+      false,
+    );
+    assert.equal(
+      noDatabase({
+        error: 'FAILED_PRECONDITION',
+        body: { error: { message: 'The database d does not exist for project p' } },
+      }),
+      false,
+    );
   });
 });

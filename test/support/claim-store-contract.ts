@@ -3,7 +3,8 @@
  * store's test file runs against its own emulator (test/delivery/firestore-claims.test.ts,
  * test/delivery/bigtable-claims.test.ts): create only if absent (50 concurrent creators, one
  * wins), replace and release at a version, read, an expired claim still held until replaced, a
- * malformed record read as such and replaced, refusals and an unreachable store rejecting; and
+ * malformed record read as such and replaced, refusals, an unreachable store rejecting and a
+ * missing table or database refused on every call (never read as an absent claim); and
  * send once (core/claims/send-once.ts) over the store: a first fan-out settled, a copy folded, a
  * lease taken over.
  */
@@ -163,6 +164,18 @@ export function claimStoreContract(name: string, under: ClaimStoreUnderTest): vo
       await assert.rejects(s.replace(k, under.sampleVersion, { a: 1 }, Date.now() + HOUR));
       await assert.rejects(s.release(k, under.sampleVersion));
       await assert.rejects(under.missing().create(key(), {}, Date.now() + HOUR), under.missingError);
+    });
+
+    it('a store whose table or database is missing refuses every call: never "absent", never "lost"', async () => {
+      const s = under.missing();
+      const k = key();
+      await assert.rejects(s.create(k, { a: 1 }, Date.now() + HOUR), under.missingError);
+      await assert.rejects(s.read(k), under.missingError);
+      await assert.rejects(
+        s.replace(k, under.sampleVersion, { a: 1 }, Date.now() + HOUR),
+        under.missingError,
+      );
+      await assert.rejects(s.release(k, under.sampleVersion), under.missingError);
     });
 
     it('send once over the store: a first fan-out settled, a copy folded, a lease taken over', async () => {
