@@ -559,8 +559,9 @@ function firestoreClaimsMonth(eventsPerSecond: number, design: ClaimDesign = 'pe
 
 /**
  * The send-once claims per million events (2 deliveries an event) by store and design: what ships
- * (Firestore, a settled record per delivery, docs/delivery.md), the per-batch design, and the
- * stores priced by capacity (core/deploy/claim-stores.ts), all modelled, not built.
+ * (Firestore, a settled record per delivery, docs/delivery.md), the per-batch design (modelled,
+ * not built), and the stores priced by capacity (core/deploy/claim-stores.ts): Bigtable, built and
+ * chosen by `claims.store: bigtable`, and Memorystore, modelled and rejected.
  */
 function claimsTable(): string {
   const rate = DEFAULT_STATED_EVENTS_PER_SECOND;
@@ -602,7 +603,7 @@ function claimsTable(): string {
       'the same, once a copy carries its first batch’s key and reads that document',
     ),
     row(
-      `Modelled, not built: Cloud Bigtable, a row a claim (${bigtable.detail})`,
+      `Built, chosen by the settings (claims.store: bigtable): Cloud Bigtable, a row a claim (${bigtable.detail})`,
       'per-delivery',
       bigtable.monthly,
       idle('bigtable'),
