@@ -7,7 +7,7 @@
  */
 import type { FunctionConfig } from '../core/runtime-config.ts';
 import { tracedClaims } from './delivery-tracing.ts';
-import { environmentClaims } from './firestore-claims.ts';
+import { environmentClaims } from './environment-claims.ts';
 import { createLedgerBigQueryWriter, createLedgerWriter, LEDGER_TABLE } from './ledger-writer.ts';
 import { createSecrets } from './secrets.ts';
 import type { SuppressionList } from './suppression-list.ts';

@@ -118,6 +118,25 @@ function parse(text: string): Record<string, unknown> {
   }
 }
 
+/**
+ * A NOT_FOUND for the database itself, not for a document: the same status, told apart by its
+ * message only, which names the database ("The database <id> does not exist for project <p>",
+ * as the emulator says too; earlier "The project <p> does not exist or it does not contain an
+ * active Cloud Datastore or Cloud Firestore database"). Taken for a missing document, a database
+ * that is not there would read every claim as absent and lose every replace and release; it is
+ * refused instead, as the Bigtable store refuses a missing table.
+ */
+export function noDatabase(a: {
+  readonly error: string | undefined;
+  readonly body: Record<string, unknown>;
+}): boolean {
+  if (a.error !== 'NOT_FOUND') return false;
+  const message = String((a.body.error as { message?: unknown } | undefined)?.message ?? '');
+  return /\bdatabase \S+ does not exist for project\b|does not contain an active Cloud (Datastore|Firestore)/.test(
+    message,
+  );
+}
+
 export function createFirestoreClaimStore(opts: FirestoreClaimOptions): ClaimStore {
   const send = opts.send ?? createHttpSender();
   const timeoutMs = opts.timeoutMs ?? 10_000;
@@ -157,8 +176,9 @@ export function createFirestoreClaimStore(opts: FirestoreClaimOptions): ClaimSto
     return new Error(`Firestore ${what}: HTTP ${a.status} ${a.error ?? ''} ${String(message ?? '')}`.trim());
   };
   const docUrl = (key: ClaimKey) => `${root}/${key.space}/${key.id}`;
-  /** A precondition that failed because the document moved on or is gone. */
-  const lost = (a: Answer) => a.error === 'FAILED_PRECONDITION' || a.error === 'NOT_FOUND';
+  /** A precondition that failed because the document moved on or is gone (not its database). */
+  const lost = (a: Answer) =>
+    a.error === 'FAILED_PRECONDITION' || (a.error === 'NOT_FOUND' && !noDatabase(a));
   const at = (version: string) => `currentDocument.updateTime=${encodeURIComponent(version)}`;
 
   const create = async (
@@ -196,7 +216,7 @@ export function createFirestoreClaimStore(opts: FirestoreClaimOptions): ClaimSto
       checkClaimKey(key);
       const a = await call('GET', docUrl(key));
       if (a.status === 200) return heldOf(a.body);
-      if (a.error === 'NOT_FOUND') return undefined;
+      if (a.error === 'NOT_FOUND' && !noDatabase(a)) return undefined;
       throw fail(`read ${key.space}/${key.id}`, a);
     },
     async release(key, version) {
@@ -207,17 +227,4 @@ export function createFirestoreClaimStore(opts: FirestoreClaimOptions): ClaimSto
       throw fail(`release ${key.space}/${key.id}`, a);
     },
   };
-}
-
-/** The environment's claim store, as a function sees it (its project, the plan's database, the emulator locally). */
-export function environmentClaims(config: {
-  readonly project: string;
-  readonly plan: { readonly claims: { readonly database: string } };
-  readonly firestoreEmulatorHost?: string;
-}): ClaimStore {
-  return createFirestoreClaimStore({
-    project: config.project,
-    database: config.plan.claims.database,
-    ...(config.firestoreEmulatorHost ? { emulatorHost: config.firestoreEmulatorHost } : {}),
-  });
 }

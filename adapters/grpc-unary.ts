@@ -6,7 +6,11 @@
  * headers built from a prepared object, the message framed once (flag 0, 4-byte length), the
  * status read from the trailers (or a Trailers-Only answer), one deadline timer.
  *
- * What it does not do, because Publish does not need it: streaming, compression (no
+ * Besides unary calls, `stream` reads a server-streaming answer whole (every message until the
+ * trailers), for Bigtable's ReadRows of one row (adapters/bigtable-claims.ts): no flow control
+ * beyond HTTP/2's, no message is handed over before the status says OK.
+ *
+ * What it does not do, because Publish does not need it: client streaming, compression (no
  * `grpc-encoding` is offered, so the server sends none), name resolution beyond the OS's,
  * load balancing, retries (the caller's), keepalive pings while idle (a dead connection is found
  * by a ping after a call misses its deadline, and the server's GOAWAY or a closed socket opens a
@@ -30,6 +34,7 @@ export const Code = {
   UNKNOWN: 2,
   INVALID_ARGUMENT: 3,
   DEADLINE_EXCEEDED: 4,
+  ALREADY_EXISTS: 6,
   PERMISSION_DENIED: 7,
   RESOURCE_EXHAUSTED: 8,
   INTERNAL: 13,
@@ -111,6 +116,12 @@ export interface UnaryCall {
 export interface UnaryClient {
   /** Resolves with the response message's bytes; rejects with a GrpcError. */
   call(call: UnaryCall): Promise<Buffer>;
+  /**
+   * A server-streaming call (one request message): resolves with every response message, in
+   * order, once the trailers say OK; rejects with a GrpcError otherwise (no partial answer). The
+   * messages together, with their 5-byte prefixes, may not exceed maxMessageBytes.
+   */
+  stream(call: UnaryCall): Promise<Buffer[]>;
   /** Opens the session ahead of the first call (and gets credentials); failures are left to the calls. */
   connect(): Promise<void>;
   /** Closes the session once its calls end; later calls open a new one. */
@@ -207,7 +218,8 @@ export function createUnaryClient(options: UnaryClientOptions): UnaryClient {
   const start = (
     call: UnaryCall,
     auth: Readonly<Record<string, string>> | undefined,
-    resolve: (bytes: Buffer) => void,
+    many: boolean,
+    resolve: (answer: Buffer | Buffer[]) => void,
     reject: (err: GrpcError) => void,
   ) => {
     const ms = Math.ceil(call.deadline - Date.now());
@@ -260,7 +272,7 @@ export function createUnaryClient(options: UnaryClientOptions): UnaryClient {
     stream.on('data', (chunk: Buffer) => {
       chunks.push(chunk);
       received += chunk.length;
-      if (received > maxMessageBytes + 5) {
+      if (received > (many ? maxMessageBytes : maxMessageBytes + 5)) {
         fail(new GrpcError(Code.RESOURCE_EXHAUSTED, `Received message larger than max (${maxMessageBytes})`));
         stream.close(constants.NGHTTP2_CANCEL);
       }
@@ -270,7 +282,7 @@ export function createUnaryClient(options: UnaryClientOptions): UnaryClient {
     stream.on('close', () => {
       if (settled) return;
       if (status === Code.OK) {
-        const parsed = unframe(chunks, received, maxMessageBytes);
+        const parsed = unframe(chunks, received, maxMessageBytes, many);
         if (parsed instanceof GrpcError) fail(parsed);
         else {
           settled = true;
@@ -295,27 +307,39 @@ export function createUnaryClient(options: UnaryClientOptions): UnaryClient {
     }
   };
 
+  const begin = (
+    call: UnaryCall,
+    many: boolean,
+    resolve: (answer: Buffer | Buffer[]) => void,
+    reject: (err: GrpcError) => void,
+  ) => {
+    if (call.body.length > maxMessageBytes) {
+      return reject(
+        new GrpcError(
+          Code.RESOURCE_EXHAUSTED,
+          `Sent message larger than max (${call.body.length} vs. ${maxMessageBytes})`,
+        ),
+      );
+    }
+    const auth = credentials?.headers();
+    // As grpc-js reports a failed credentials plugin: UNAVAILABLE, so the caller retries.
+    andThen(
+      auth,
+      (h) => start(call, h, many, resolve, reject),
+      (err: unknown) =>
+        reject(new GrpcError(Code.UNAVAILABLE, `Getting credentials failed: ${(err as Error).message}`)),
+    );
+  };
+
   return {
-    call(call) {
-      return new Promise<Buffer>((resolve, reject) => {
-        if (call.body.length > maxMessageBytes) {
-          return reject(
-            new GrpcError(
-              Code.RESOURCE_EXHAUSTED,
-              `Sent message larger than max (${call.body.length} vs. ${maxMessageBytes})`,
-            ),
-          );
-        }
-        const auth = credentials?.headers();
-        // As grpc-js reports a failed credentials plugin: UNAVAILABLE, so the caller retries.
-        andThen(
-          auth,
-          (h) => start(call, h, resolve, reject),
-          (err: unknown) =>
-            reject(new GrpcError(Code.UNAVAILABLE, `Getting credentials failed: ${(err as Error).message}`)),
-        );
-      });
-    },
+    call: (call) =>
+      new Promise<Buffer>((resolve, reject) =>
+        begin(call, false, resolve as (answer: Buffer | Buffer[]) => void, reject),
+      ),
+    stream: (call) =>
+      new Promise<Buffer[]>((resolve, reject) =>
+        begin(call, true, resolve as (answer: Buffer | Buffer[]) => void, reject),
+      ),
     async connect() {
       await credentials?.headers();
       open();
@@ -344,9 +368,18 @@ function closedWithoutStatus(rstCode: number | undefined, conn: Conn): GrpcError
   return new GrpcError(Code.UNKNOWN, 'No status received');
 }
 
-/** The one message of a unary answer, from its DATA (flag byte, 4-byte big-endian length, bytes). */
-function unframe(chunks: readonly Buffer[], received: number, max: number): Buffer | GrpcError {
+/**
+ * The one message of a unary answer, from its DATA (flag byte, 4-byte big-endian length, bytes),
+ * or every message of a server-streaming one (`many`: none is an answer too).
+ */
+function unframe(
+  chunks: readonly Buffer[],
+  received: number,
+  max: number,
+  many: boolean,
+): Buffer | Buffer[] | GrpcError {
   const all = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks as Buffer[], received);
+  if (many) return unframeAll(all, max);
   if (all.length < 5) return new GrpcError(Code.INTERNAL, 'No message received');
   if (all[0] !== 0) return new GrpcError(Code.INTERNAL, 'Compressed message received, none was accepted');
   const length = all.readUInt32BE(1);
@@ -356,6 +389,21 @@ function unframe(chunks: readonly Buffer[], received: number, max: number): Buff
   if (all.length > 5 + length)
     return new GrpcError(Code.UNIMPLEMENTED, 'More than one message for a unary call');
   return all.subarray(5);
+}
+
+function unframeAll(all: Buffer, max: number): Buffer[] | GrpcError {
+  const out: Buffer[] = [];
+  for (let at = 0; at < all.length; ) {
+    if (all.length - at < 5) return new GrpcError(Code.INTERNAL, 'Truncated message received');
+    if (all[at] !== 0) return new GrpcError(Code.INTERNAL, 'Compressed message received, none was accepted');
+    const length = all.readUInt32BE(at + 1);
+    if (length > max)
+      return new GrpcError(Code.RESOURCE_EXHAUSTED, `Received message larger than max (${max})`);
+    if (all.length < at + 5 + length) return new GrpcError(Code.INTERNAL, 'Truncated message received');
+    out.push(all.subarray(at + 5, at + 5 + length));
+    at += 5 + length;
+  }
+  return out;
 }
 
 /** grpc-message is percent-encoded UTF-8; a malformed one is kept as sent. */

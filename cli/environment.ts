@@ -99,6 +99,20 @@ export async function firestoreEndpoint(p: Plan, env: Env, dataDir?: string): Pr
   return p.environment === 'local' ? (await localRecord(dataDir)).firestoreHost : undefined;
 }
 
+/**
+ * Where the claims' Bigtable instance is (with `claims.store: bigtable`): BIGTABLE_EMULATOR_HOST;
+ * for `local`, the emulator `start` recorded; otherwise Google.
+ */
+export async function bigtableEndpoint(p: Plan, env: Env, dataDir?: string): Promise<string | undefined> {
+  const host = env['BIGTABLE_EMULATOR_HOST'];
+  if (host) return host;
+  if (p.environment !== 'local') return undefined;
+  const recorded = (await localRecord(dataDir)).bigtableHost;
+  if (!recorded)
+    throw new CliError('the running local environment records no Bigtable emulator: restart it (npm start)');
+  return recorded;
+}
+
 /** A Pub/Sub client for the environment's project and endpoint (plaintext to an emulator). */
 export async function pubsubClient(p: Plan, env: Env, dataDir?: string): Promise<PubSub> {
   const host = await pubsubEndpoint(p, env, dataDir);

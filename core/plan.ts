@@ -6,6 +6,7 @@
 
 import type { Destination, Settings } from '../schemas/settings.ts';
 import type { FunctionSizing } from '../schemas/settings-cost.ts';
+import { type ClaimsPlan, claimsPlan } from './claims/claims-plan.ts';
 import { SEND_ONCE_DAYS } from './claims/send-once.ts';
 import { destinationHealthViews } from './console/destination-health.ts';
 import {
@@ -137,18 +138,6 @@ export interface BucketPlan {
 export const IDENTITY_CLAIMS_PREFIX = 'identities/';
 export const IDENTITY_CLAIM_DAYS = SEND_ONCE_DAYS;
 
-/**
- * The send-once claims' Firestore database (core/claims/claim-store.ts, adapters/firestore-claims.ts):
- * one per environment, in the environment's region, with a TTL policy on CLAIM_EXPIRE_FIELD of
- * each of CLAIM_COLLECTIONS.
- */
-export interface ClaimsPlan {
-  /** The database id (claimsDatabaseId). */
-  readonly database: string;
-  /** Its location: the settings' region (a regional database: the cheaper write price). */
-  readonly location: string;
-}
-
 /** The collections of claims, one per key space (core/claims/claim-store.ts, ClaimSpace). */
 export const CLAIM_COLLECTIONS = ['identities', 'sends', 'pending'] as const;
 /** The timestamp field of every claim that the TTL policy deletes it by. */
@@ -180,6 +169,8 @@ export function claimsDatabaseId(environment: string): string {
   return `${base.slice(0, 63 - '-claims'.length - digest.length - 1)}-${digest}-claims`.replace(/-+/g, '-');
 }
 
+export type { ClaimsPlan } from './claims/claims-plan.ts';
+
 export interface Plan {
   readonly environment: string;
   /** `production: true`; without it every service defaults to scaling to zero (docs/scale.md). */
@@ -195,7 +186,7 @@ export interface Plan {
   readonly tables: readonly TablePlan[];
   readonly views: readonly ViewPlan[];
   readonly buckets: readonly BucketPlan[];
-  /** The send-once claims' Firestore database. */
+  /** The send-once claims: the store, its Firestore database, and the Bigtable instance if chosen. */
   readonly claims: ClaimsPlan;
   /**
    * The ops dataset (`eventbus_ops`): what the service does on its own behalf — sync runs, and
@@ -664,7 +655,7 @@ export function plan(settings: Readonly<Settings>, options: PlanOptions = {}): P
         expire: [{ prefix: IDENTITY_CLAIMS_PREFIX, ageDays: IDENTITY_CLAIM_DAYS }],
       },
     ],
-    claims: { database: claimsDatabaseId(settings.name), location: settings.region },
+    claims: claimsPlan(settings, claimsDatabaseId(settings.name)),
     functions: [
       {
         name: 'store',

@@ -63,6 +63,11 @@ export const ENV = Object.freeze({
   liveEvents: 'EVENTBUS_LIVE_EVENTS',
   /** The Firestore emulator's host:port (the claims: adapters/firestore-claims.ts; Google's client reads it too). */
   firestoreEmulatorHost: 'FIRESTORE_EMULATOR_HOST',
+  /**
+   * The Bigtable emulator's host:port, for the claims when the settings choose `claims.store:
+   * bigtable` (adapters/bigtable-claims.ts; Google's client reads the same name). Unset on Google Cloud.
+   */
+  bigtableEmulatorHost: 'BIGTABLE_EMULATOR_HOST',
   /** The BigQuery emulator's URL (read by Google's clients too; the gateway's refusal records). */
   bigqueryEmulatorHost: 'BIGQUERY_EMULATOR_HOST',
   /** The studio: the file holding its admin token (created with a random value when missing). */
@@ -213,6 +218,8 @@ export interface FunctionConfig extends RuntimeConfig {
   readonly pubsubEmulatorHost?: string;
   /** The Firestore emulator's host:port, for the claims (core/claims/claim-store.ts), locally. */
   readonly firestoreEmulatorHost?: string;
+  /** The Bigtable emulator's host:port, for the claims when the plan keeps them there, locally. */
+  readonly bigtableEmulatorHost?: string;
   /** Where the function listens when it runs as a Cloud Run service (functions/serve.ts). */
   readonly listen: ListenAddress;
   /** Origins the egress gate sends to without its checks (EVENTBUS_EGRESS_ALLOW; empty on Google Cloud). */
@@ -243,12 +250,14 @@ export function readFunctionConfig(
     throw new Error(`${ENV.firstWindowMs} is not a whole number of milliseconds above 0: ${window}`);
   const emulator = env[ENV.pubsubEmulatorHost];
   const firestore = env[ENV.firestoreEmulatorHost];
+  const bigtable = env[ENV.bigtableEmulatorHost];
   return Object.freeze({
     ...readRuntimeConfig(env, readText),
     ...(storeBatchMs !== undefined ? { storeBatchMs } : {}),
     ...(firstWindowMs !== undefined ? { firstWindowMs } : {}),
     ...(emulator ? { pubsubEmulatorHost: emulator } : {}),
     ...(firestore ? { firestoreEmulatorHost: firestore } : {}),
+    ...(bigtable ? { bigtableEmulatorHost: bigtable } : {}),
     listen: listenAddress(env),
     egressAllow: parseAllowList(env[ENV.egressAllow], ENV.egressAllow),
     ...(env[ENV.captureUrl] ? { captureUrl: env[ENV.captureUrl] as string } : {}),

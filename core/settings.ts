@@ -5,8 +5,10 @@
  */
 import { LineCounter, parseDocument } from 'yaml';
 import { DURATION_PATTERN, Settings } from '../schemas/settings.ts';
+import { ZONE_PATTERN } from '../schemas/settings-claims.ts';
 import { DOMAIN_PATTERN, ORIGIN_PATH_PATTERN, SITE_BACKEND_PATTERN } from '../schemas/settings-gateway.ts';
 import { SITE_HOST_PATTERN, SITE_URL_MAP_PATTERN } from '../schemas/site-url-map.ts';
+import { claimsSettingsErrors } from './claims/claims-plan.ts';
 import { checkDestinationNeeds } from './decision/destination-checks.ts';
 import {
   DELIVERIES_TOPIC_PREFIX,
@@ -39,6 +41,7 @@ const validator = interpretedValidator<Settings>(Settings, {
       'expected the name of a global URL map (lower case, like shop-lb) or its URL, projects/<project>/global/urlMaps/<name>',
     ],
     [SITE_HOST_PATTERN, 'expected a host in lower case, like shop.example or *.shop.example'],
+    [ZONE_PATTERN, 'expected a zone of the region, like europe-west1-b'],
   ]),
 });
 
@@ -187,6 +190,7 @@ export function checkSettings(value: unknown): LoadResult {
   errors.push(...checkMappings(settings));
   errors.push(...checkStudioIap(settings));
   errors.push(...claimsLocationErrors(settings));
+  errors.push(...claimsSettingsErrors(settings));
   errors.push(...eventUrlRefusals(settings));
   if (errors.length > 0) return { ok: false, errors };
   return { ok: true, settings: deepFreeze(structuredClone(settings)) };

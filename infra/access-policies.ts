@@ -26,6 +26,8 @@ export function bindingResource(d: Declared, project: string): string | undefine
       return `${p}/datasets/${i['datasetId']}/tables/${i['tableId']}`;
     case 'gcp:projects/iAMMember:IAMMember':
       return p;
+    case 'gcp:bigtable/tableIamMember:TableIamMember':
+      return `${p}/instances/${last(i['instanceName'])}/tables/${last(i['table'])}`;
     case 'gcp:storage/bucketIAMMember:BucketIAMMember':
       return `projects/_/buckets/${i['bucket']}`;
     case 'gcp:secretmanager/secretIamMember:SecretIamMember':

@@ -8,6 +8,7 @@ import * as pulumi from '@pulumi/pulumi';
 import { gatewaySecrets } from '../core/access/gateway-secrets.ts';
 import { billingAdvice, billingRecommendation } from '../core/deploy/billing-advice.ts';
 import { CATALOG_FUNCTION, catalogSlugs } from '../core/deploy/catalog-function.ts';
+import { claimsRecommendation } from '../core/deploy/claims-advice.ts';
 import { studioIapWarnings } from '../core/deploy/studio-iap.ts';
 import { modelPlan } from '../core/models/models.ts';
 import { ACTIONS_TOPIC, publishedDeliveriesTopics, RUNS_TOPIC } from '../core/plan.ts';
@@ -23,6 +24,7 @@ import { Alerts } from './alerts.ts';
 import { Apis, COLUMN_SECURITY_APIS, calledApis } from './apis.ts';
 import type { BundleManifest } from './bundle-manifest.ts';
 import { Claims } from './claims.ts';
+import { BIGTABLE_APIS, BigtableClaims } from './claims-bigtable.ts';
 import { ColumnSecurity } from './column-security.ts';
 import type { StackConfig } from './config.ts';
 import { Functions } from './functions.ts';
@@ -73,6 +75,8 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
   const recommended = billingRecommendation(settings, plan);
   if (recommended) pulumi.log.warn(recommended.message);
   for (const a of billingAdvice(settings, plan)) pulumi.log.warn(a.message);
+  const claimStore = claimsRecommendation(settings, plan);
+  if (claimStore) pulumi.log.warn(claimStore.message);
   // Whom the studio's IAP can admit is checked against studio.organization when it is set (a
   // refusal at config load); unset, this says what is left unchecked.
   for (const w of studioIapWarnings(settings)) pulumi.log.warn(w);
@@ -96,6 +100,7 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
       ...calledApis(plan, settings),
       ...(domain?.via === 'load_balancer' || originPath ? LOAD_BALANCER_APIS : []),
       ...STUDIO_APIS,
+      ...(plan.claims.bigtable ? BIGTABLE_APIS : []),
     ],
   });
   const after = { dependsOn: [apis.ready] };
@@ -247,11 +252,12 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
     after,
   );
   // Send-once claims (issue #73): store claims identities, the deliverers claim sends.
-  const claims = new Claims(
-    name,
-    { plan, grants: [{ who: 'store', member: ids.members.store }, ...deliverers] },
-    after,
-  );
+  const claimGrants = [{ who: 'store', member: ids.members.store }, ...deliverers];
+  const claims = new Claims(name, { plan, grants: claimGrants }, after);
+  // claims.store: bigtable (#97): the instance beside the database, which a switch keeps.
+  const bigtableClaims = plan.claims.bigtable
+    ? [new BigtableClaims(name, { project, bigtable: plan.claims.bigtable, grants: claimGrants }, after)]
+    : [];
   const functions = new Functions(
     name,
     {
@@ -289,7 +295,7 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
     // a function that reads them starts.
     // The first gen2 build also needs the build account's project roles in place.
     // The claims' database and grants before the code that claims runs.
-    { dependsOn: [apis.ready, ...ids.buildGrants, sources, secrets, warehouse, claims] },
+    { dependsOn: [apis.ready, ...ids.buildGrants, sources, secrets, warehouse, claims, ...bigtableClaims] },
   );
   const producerTopics = plan.topics.filter((t) => t.producers).map((t) => t.name);
   // Each destination's deliveries topic (or the shared one): store fans out, schedule re-drives.

@@ -36,6 +36,8 @@ export interface EnvironmentRecord {
   readonly storageUrl?: string;
   /** What a client sets as FIRESTORE_EMULATOR_HOST (host:port); absent in records of older versions. */
   readonly firestoreHost?: string;
+  /** What a client sets as BIGTABLE_EMULATOR_HOST (host:port): only when the settings keep the claims in Bigtable. */
+  readonly bigtableHost?: string;
   /** What a workload sets as SECRET_MANAGER_EMULATOR_HOST (a URL); absent in older records. */
   readonly secretManagerUrl?: string;
 }

@@ -20,6 +20,7 @@ import {
 } from '../core/plan.ts';
 import { seconds } from '../core/settings.ts';
 import { PII_COLUMNS, withPolicyTags } from '../core/warehouse/pii-columns.ts';
+import { provisionBigtableClaims } from './bigtable.ts';
 import { emulatorBigQuery } from './emulator-bigquery.ts';
 
 export { emulatorBigQuery };
@@ -34,6 +35,8 @@ export interface ProvisionTargets {
   readonly storage?: string;
   /** host:port of the Firestore emulator; omitted: the claims database is not provisioned. */
   readonly firestore?: string;
+  /** host:port of the Bigtable emulator; omitted: the claims table (plan().claims.bigtable) is not provisioned. */
+  readonly bigtable?: string;
   /**
    * The `pii` policy tag the program declares (with `pii.column_security`): put on the PII columns
    * of the warehouse tables as `pulumi up` puts it (core/warehouse/pii-columns.ts).
@@ -58,6 +61,8 @@ export async function provision(p: Plan, targets: ProvisionTargets): Promise<Pro
   if (targets.bigquery) await provisionBigQuery(p, targets, targets.bigquery, report);
   if (targets.storage) await provisionStorage(p, targets.project, targets.storage, report);
   if (targets.firestore) await provisionFirestore(p, targets.project, targets.firestore, report);
+  if (targets.bigtable && p.claims.bigtable)
+    await provisionBigtableClaims(p.claims.bigtable, targets.project, targets.bigtable, report);
   return report;
 }
 

@@ -105,6 +105,14 @@ export interface LocalContext {
   readonly iam?: LocalIam;
   /** The folder of each deployable's bundle the services run from (local/bundles.ts). */
   readonly bundles?: Readonly<Partial<Record<LocalBundle, string>>>;
+  /** The Bigtable twin's ports, when the settings keep the claims in Bigtable (local/bigtable.ts). */
+  readonly bigtable?: LocalBigtable;
+}
+
+/** Where the Bigtable twin listens: its own port, and with IAM on one per workload. */
+export interface LocalBigtable {
+  readonly port: number;
+  readonly iamPorts?: Readonly<Record<Workload, number>>;
 }
 
 export type EmulatorName = 'pubsub' | 'bigquery' | 'storage' | 'firestore' | 'secret-manager';
@@ -157,6 +165,12 @@ export function runtimeEnv(ctx: LocalContext, as?: Workload): Record<string, str
     STORAGE_EMULATOR_HOST: url(own.storage),
     // host:port, no scheme: the form Google's Firestore client reads (adapters/firestore-claims.ts too).
     FIRESTORE_EMULATOR_HOST: `${LOCAL_HOST}:${own.firestore}`,
+    // The claims' other store, only when the settings choose it (adapters/environment-claims.ts).
+    ...(ctx.bigtable
+      ? {
+          BIGTABLE_EMULATOR_HOST: `${LOCAL_HOST}:${(as && ctx.bigtable.iamPorts?.[as]) || ctx.bigtable.port}`,
+        }
+      : {}),
     // Secrets live in the Secret Manager emulator, read as in the cloud (adapters/secrets.ts).
     SECRET_MANAGER_EMULATOR_HOST: url(own['secret-manager']),
     GOOGLE_CLOUD_PROJECT: ctx.project,

@@ -19,6 +19,7 @@ import { plan as planOf, TICKS_TOPIC } from '../core/plan.ts';
 import { acquireOwnerLock, LockHeldError, selfRecord } from '../emulators/common/owner-lock.ts';
 import type { Settings } from '../schemas/settings.ts';
 import { accessFilePath, plannedAccess, writeAccessFile, writeDeclaredSettings } from './access-file.ts';
+import { BIGTABLE_SERVICE, bigtableEmulator, localBigtable } from './bigtable.ts';
 import { localBundles } from './bundles.ts';
 import { Child } from './child.ts';
 import {
@@ -381,11 +382,11 @@ export async function startEnvironment(options: StartOptions = {}): Promise<Loca
     ...(extraEgress.length > 0 ? { egressAllow: extraEgress } : {}),
   };
   const factories = options.services ?? servicesFor(settings);
+  const withEmulators = factories.some((f) => f(base).stage === 'emulator');
   // IAM is the emulators' to enforce: an environment without them has none.
-  const iam =
-    options.iam !== false && factories.some((f) => f(base).stage === 'emulator')
-      ? await localIam(dataDir)
-      : undefined;
+  const iam = options.iam !== false && withEmulators ? await localIam(dataDir) : undefined;
+  // The claims' Bigtable twin, only when the settings choose it (local/bigtable.ts).
+  const bigtable = withEmulators ? await localBigtable(environmentPlan, iam !== undefined) : undefined;
   // Declared offline in its own process while the emulators start; awaited before any workload runs.
   // From the settings as given, not as moved to this start's ports: one kept plan for them all.
   const planned = iam
@@ -405,8 +406,16 @@ export async function startEnvironment(options: StartOptions = {}): Promise<Loca
     releaseDataDir();
     throw new StartError('(bundles)', (err as Error).message, []);
   }
-  const ctx: LocalContext = { ...base, ...(iam ? { iam } : {}), ...(bundles ? { bundles } : {}) };
-  const specs = factories.map((factory) => factory(ctx));
+  const ctx: LocalContext = {
+    ...base,
+    ...(iam ? { iam } : {}),
+    ...(bundles ? { bundles } : {}),
+    ...(bigtable ? { bigtable } : {}),
+  };
+  const specs = [
+    ...(bigtable ? [bigtableEmulator(ctx, bigtable)] : []),
+    ...factories.map((factory) => factory(ctx)),
+  ];
   // Before anything starts or is provisioned: a taken port would otherwise mean provisioning
   // into somebody else's emulator and a start that dies a moment after saying "ready".
   await waitForPreviousStart(dataDir, specs, graceMs, log);
@@ -517,13 +526,14 @@ export async function startEnvironment(options: StartOptions = {}): Promise<Loca
     }
     if (options.provision !== false) {
       const names = new Set(specs.map((s) => s.name));
-      if (names.has('pubsub') || names.has('bigquery') || names.has('storage') || names.has('firestore')) {
+      if (['pubsub', 'bigquery', 'storage', 'firestore', BIGTABLE_SERVICE].some((n) => names.has(n))) {
         provisioning = await provision(environmentPlan, {
           project: settings.project,
           ...(names.has('pubsub') ? { pubsub: `${LOCAL_HOST}:${ports.pubsub}` } : {}),
           ...(names.has('bigquery') ? { bigquery: `http://${LOCAL_HOST}:${ports.bigquery}` } : {}),
           ...(names.has('storage') ? { storage: `http://${LOCAL_HOST}:${ports.storage}` } : {}),
           ...(names.has('firestore') ? { firestore: `${LOCAL_HOST}:${ports.firestore}` } : {}),
+          ...(bigtable ? { bigtable: `${LOCAL_HOST}:${bigtable.port}` } : {}),
           functionUrl: (fn) => functionUrl(ports, fn),
           // With IAM on, the PII columns carry the tag the emulator enforces (the program's).
           ...(access?.policyTags[0] ? { piiTag: access.policyTags[0].name } : {}),
@@ -576,6 +586,7 @@ export async function startEnvironment(options: StartOptions = {}): Promise<Loca
     bigqueryUrl: `http://${LOCAL_HOST}:${ports.bigquery}`,
     storageUrl: `http://${LOCAL_HOST}:${ports.storage}`,
     firestoreHost: `${LOCAL_HOST}:${ports.firestore}`,
+    ...(bigtable ? { bigtableHost: `${LOCAL_HOST}:${bigtable.port}` } : {}),
     secretManagerUrl: `http://${LOCAL_HOST}:${ports['secret-manager']}`,
   });
   return {

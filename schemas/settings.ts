@@ -5,6 +5,7 @@
 import Type, { type Static, type TLiteral } from 'typebox';
 import { CONSENT_PURPOSES } from './consent-purposes.ts';
 import { MappingsSetting } from './mapping.ts';
+import { ClaimsSettings } from './settings-claims.ts';
 import { CostSettings, FunctionsSettings } from './settings-cost.ts';
 import { DOMAIN_PATTERN, GatewaySettings } from './settings-gateway.ts';
 import { WarehouseSettings } from './settings-warehouse.ts';
@@ -582,6 +583,7 @@ export const Settings = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    claims: Type.Optional(ClaimsSettings),
     cost: Type.Optional(CostSettings),
     functions: Type.Optional(FunctionsSettings),
   },

@@ -101,7 +101,7 @@ export function permissionsOf(dir: string): string[] {
   const found = new Set<string>();
   for (const name of readdirSync(join(ROOT, dir)).filter((n) => n.endsWith('.ts')))
     for (const m of readFileSync(join(ROOT, dir, name), 'utf8').matchAll(
-      /'((?:pubsub|bigquery|storage|datastore|secretmanager|datacatalog|resourcemanager)\.[a-zA-Z]+\.[a-zA-Z]+)'/g,
+      /'((?:pubsub|bigquery|bigtable|storage|datastore|secretmanager|datacatalog|resourcemanager)\.[a-zA-Z]+\.[a-zA-Z]+)'/g,
     ))
       if (!(m[1] as string).endsWith('.com')) found.add(m[1] as string);
   return [...found].sort();
@@ -142,15 +142,16 @@ export function withIamSurface(readme: string, dir: string): string {
   return `${readme.slice(0, next)}\n${block}\n${readme.slice(next)}`;
 }
 
-/** The emulators that check IAM (every package but the shared one). */
-export const IAM_EMULATORS = (): string[] => EMULATOR_PACKAGES.filter((d) => d !== 'emulators/common');
+/** The emulators that check IAM: those with an access.ts (not the shared package). */
+export const IAM_EMULATORS = (): string[] =>
+  EMULATOR_PACKAGES.filter((d) => existsSync(join(ROOT, d, 'access.ts')));
 export const reportText = (report: ApiReport): string => `${JSON.stringify(report, null, 2)}\n`;
 
 if (process.argv[1] === fileURLToPath(import.meta.url))
   for (const dir of EMULATOR_PACKAGES) {
     writeFileSync(reportFile(dir), reportText(apiReport(dir)));
     console.log(`wrote ${dir}/api-report.json`);
-    if (dir === 'emulators/common') continue;
+    if (!IAM_EMULATORS().includes(dir)) continue;
     const readme = join(ROOT, dir, 'README.md');
     writeFileSync(readme, withIamSurface(readFileSync(readme, 'utf8'), dir));
   }

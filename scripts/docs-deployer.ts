@@ -44,6 +44,11 @@ export const DEPLOYER_ROLES: Readonly<Record<string, string>> = {
   'gcp:storage/bucket:Bucket': '`roles/storage.admin`',
   'gcp:firestore/database:Database': '`roles/datastore.owner`',
   'gcp:firestore/field:Field': '`roles/datastore.indexAdmin`',
+  // claims.store: bigtable (infra/claims-bigtable.ts): instances, tables, GC rules and table IAM.
+  'gcp:bigtable/instance:Instance': '`roles/bigtable.admin`',
+  'gcp:bigtable/table:Table': '`roles/bigtable.admin`',
+  'gcp:bigtable/gCPolicy:GCPolicy': '`roles/bigtable.admin`',
+  'gcp:bigtable/tableIamMember:TableIamMember': '`roles/bigtable.admin`',
   'gcp:storage/bucketIAMMember:BucketIAMMember': '`roles/storage.admin`',
   'gcp:storage/bucketObject:BucketObject': '`roles/storage.admin`',
   'gcp:secretmanager/secret:Secret': '`roles/secretmanager.admin`',

@@ -16,6 +16,7 @@ import {
   trafficShape,
 } from '../core/deploy/bill.ts';
 import { billingAdvice, billingRecommendation } from '../core/deploy/billing-advice.ts';
+import { claimsRecommendation } from '../core/deploy/claims-advice.ts';
 import { plan } from '../core/plan.ts';
 import type { Settings } from '../schemas/settings.ts';
 
@@ -69,6 +70,8 @@ export function billText(settings: Readonly<Settings>, over: Partial<TrafficShap
   const recommended = billingRecommendation(settings, p);
   if (recommended) lines.push(recommended.message);
   for (const a of billingAdvice(settings, p)) lines.push(`Recommendation: ${a.message}`);
+  const claims = claimsRecommendation(settings, p);
+  if (claims) lines.push(claims.message);
   return lines.join('\n');
 }
 

@@ -12,6 +12,7 @@ import type { AlreadyStored, ClaimIdentity } from '../../core/store/copies.ts';
 import type { AfterStored, StoreConfig } from '../../core/store/store.ts';
 import type { RowWriter } from '../../core/warehouse/rows.ts';
 import {
+  bigtableEndpoint,
   DATA_DIR_OPTION,
   firestoreEndpoint,
   LOCAL_ENDPOINT_HELP,
@@ -212,12 +213,20 @@ export function register(program: Command): void {
       const writer = createWriteApiWriter(bigquery, p.dataset);
       // The first sightings store keeps: the replayed event is claimed and fanned out as store does.
       const firestore = await firestoreEndpoint(p, process.env, options.dataDir);
+      const bigtable =
+        p.claims.store === 'bigtable' ? await bigtableEndpoint(p, process.env, options.dataDir) : undefined;
       const [{ createIdentityClaims }, { environmentClaims }, { createStoredCheck, eventsStoredQuery }] =
         await Promise.all([
           import('../../adapters/identity-claims.ts'),
-          import('../../adapters/firestore-claims.ts'),
+          import('../../adapters/environment-claims.ts'),
           import('../../adapters/stored-check.ts'),
         ]);
+      const claims = environmentClaims({
+        project: projectOf(p, process.env),
+        plan: p,
+        ...(firestore ? { firestoreEmulatorHost: firestore } : {}),
+        ...(bigtable ? { bigtableEmulatorHost: bigtable } : {}),
+      });
       const pubsub = await pubsubClient(p, process.env, options.dataDir);
       const source = await pubSubPullSource(pubsub, projectOf(p, process.env));
       // The store function's fan-out, on the same deliveries topics and ledger.
@@ -243,13 +252,7 @@ export function register(program: Command): void {
           writer,
           config: storeConfig(settings, p),
           ...(afterStored ? { afterStored } : {}),
-          claim: createIdentityClaims(
-            environmentClaims({
-              project: projectOf(p, process.env),
-              plan: p,
-              ...(firestore ? { firestoreEmulatorHost: firestore } : {}),
-            }),
-          ),
+          claim: createIdentityClaims(claims),
           alreadyStored: createStoredCheck(eventsStoredQuery(bigquery, p.dataset)),
           backlogs: eventDeadLetterBacklogs(p, options.topic),
           ...(limit !== undefined ? { limit } : {}),
@@ -263,6 +266,7 @@ export function register(program: Command): void {
         await source.close();
         await publisher.close();
         await pubsub.close();
+        await claims.close();
       }
       writerOf(command)(
         renderRows(

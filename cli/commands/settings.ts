@@ -29,6 +29,7 @@ export function register(program: Command): void {
       const { addressWarnings } = await import('../../core/settings.ts');
       const { buildRegionWarnings } = await import('../../core/plan-warnings/build-regions.ts');
       const { billingAdvice, billingRecommendation } = await import('../../core/deploy/billing-advice.ts');
+      const { claimsRecommendation } = await import('../../core/deploy/claims-advice.ts');
       const { studioIapWarnings } = await import('../../core/deploy/studio-iap.ts');
       const { retentionWarnings } = await import('../../core/plan-warnings/retention.ts');
       const { minInstancesWarnings } = await import('../../core/plan-warnings/min-instances.ts');
@@ -39,8 +40,10 @@ export function register(program: Command): void {
       const { siteUrlMapWarnings } = await import('../../core/deploy/site-url-map.ts');
       const warn = command.configureOutput().writeErr ?? ((t: string) => process.stderr.write(t));
       const recommended = billingRecommendation(settings, plan);
+      const claimStore = claimsRecommendation(settings, plan);
       for (const w of [
         ...(recommended ? [recommended.message] : []),
+        ...(claimStore ? [claimStore.message] : []),
         ...retryBudgetWarnings(plan),
         ...addressWarnings(settings),
         ...buildRegionWarnings(plan),

@@ -220,6 +220,19 @@ export function accessNeeds(plan: Plan, settings: Readonly<Settings>): AccessNee
       'datastore.entities.delete',
     ])
       need(who, permission, claims, 'delivery claims (send once)', 'adapters/firestore-claims.ts');
+  // claims.store: bigtable (#97): the claims table (adapters/bigtable-claims.ts). CheckAndMutateRow
+  // is checked as mutateRows, ReadRows as readRows (emulators/bigtable/README.md).
+  const bt = plan.claims.bigtable;
+  if (bt)
+    for (const who of ['store', ...deliverers] as const)
+      for (const permission of ['bigtable.tables.mutateRows', 'bigtable.tables.readRows'])
+        need(
+          who,
+          permission,
+          `${p}/instances/${bt.instance}/tables/${bt.table}`,
+          'claims in Bigtable (send once)',
+          'adapters/bigtable-claims.ts',
+        );
 
   for (const who of ['store', ...deliverers] as const)
     need(
@@ -615,6 +628,14 @@ export function accessNeeds(plan: Plan, settings: Readonly<Settings>): AccessNee
       `${p}/databases/${plan.claims.database}`,
       'only the workloads that store or deliver claim',
     );
+  if (bt)
+    for (const who of ['gateway', 'studio'] as const)
+      deny(
+        who,
+        'bigtable.tables.mutateRows',
+        `${p}/instances/${bt.instance}/tables/${bt.table}`,
+        'only the workloads that store or deliver claim',
+      );
   return rows;
 }
 
@@ -640,6 +661,8 @@ const PERMISSION_HOSTS: Readonly<Record<string, string>> = {
   storage: 'storage.googleapis.com',
   // Firestore's IAM permissions keep Datastore's name.
   datastore: 'firestore.googleapis.com',
+  // The claims in Bigtable: the data API (adapters/bigtable-claims.ts).
+  bigtable: 'bigtable.googleapis.com',
   secretmanager: 'secretmanager.googleapis.com',
   datacatalog: 'datacatalog.googleapis.com',
   // Spans go to Cloud Trace's OTLP endpoint, the Telemetry API (adapters/tracing.ts), which checks

@@ -111,6 +111,8 @@ export interface Plan {
   readonly requestLogs: { readonly excludeSuccessful: boolean; readonly services: readonly string[] };
   /** The registry bucket (the scheduler's locks, replays and erasure requests) and its location. */
   readonly buckets: readonly { readonly purpose: string; readonly location: string }[];
+  /** The claim store the settings choose (`claims.store`); absent: Firestore. */
+  readonly claims?: { readonly store: ClaimStore; readonly bigtable?: { readonly nodes: number } };
 }
 
 /** A bucket location that is one region (`europe-west1`), not a multi- or dual-region (`EU`, `NAM4`). */
@@ -336,7 +338,7 @@ export function pubsubBytesPerEvent(
 export interface Design {
   readonly topology?: PubSubTopology;
   readonly claims: ClaimDesign;
-  /** Where the claims are kept (absent: Firestore, as built; the others modelled, claim-stores.ts). */
+  /** Where the claims are kept (absent: the plan's `claims.store`; Memorystore modelled, claim-stores.ts). */
   readonly store?: ClaimStore;
 }
 export const BUILT: Design = Object.freeze({ claims: 'per-delivery' });
@@ -440,8 +442,9 @@ export function monthlyBill(
   // store and each delivery's settled record, one document written and one TTL deletion each;
   // retries, copies and replays (CLAIM_RETRY_SHARE of deliveries) take, read and settle a claim.
   const counted = claimCounts(events, shape.destinationsPerEvent, design.claims);
-  if (design.store !== undefined && design.store !== 'firestore')
-    items.push(capacityClaimsLine(design.store, counted, activeSeconds));
+  const store = design.store ?? plan.claims?.store ?? 'firestore';
+  if (store !== 'firestore')
+    items.push(capacityClaimsLine(store, counted, activeSeconds, plan.claims?.bigtable?.nodes ?? 1));
   else items.push(...firestoreClaimsLines(counted, events, shape, design.claims));
   // Cloud Trace: the sampled share of events, each its spans (core/deploy/trace-cost.ts).
   const spans = events * shape.traceSampleRatio * spansPerEvent(shape.destinationsPerEvent);
@@ -569,7 +572,7 @@ function firestoreClaimsLines(
 }
 
 /**
- * The claims in a capacity-priced store (modelled, core/deploy/claim-stores.ts): provisioned for
+ * The claims in a capacity-priced store (core/deploy/claim-stores.ts; Bigtable built, at least its planned nodes): provisioned for
  * the rate while events come, kept all month whatever the traffic; storage for the month's claims
  * on average.
  */
@@ -577,15 +580,17 @@ function capacityClaimsLine(
   store: Exclude<ClaimStore, 'firestore'>,
   counted: ReturnType<typeof claimCounts>,
   activeSeconds: number,
+  minNodes: number,
 ): LineItem {
   const active = Math.max(1, activeSeconds);
-  const month = capacityMonth(store, {
+  const rates = {
     writesPerSecond: counted.writes / active,
     readsPerSecond: counted.reads / active,
     claimsPerSecond: counted.documents / MONTH_SECONDS,
-  });
+  };
+  const month = capacityMonth(store, rates, minNodes);
   return {
-    item: `Send-once claims (${store === 'bigtable' ? 'Bigtable' : 'Memorystore'}, modelled)`,
+    item: `Send-once claims (${store === 'bigtable' ? 'Bigtable' : 'Memorystore, modelled'})`,
     group: 'claims',
     monthly: month.monthly,
     detail: `${month.detail}, all month`,

@@ -8,7 +8,7 @@
  */
 import { SEND_ONCE_DAYS } from '../claims/send-once.ts';
 
-/** Where the claims are kept: Firestore is built; the others are modelled. */
+/** Where the claims are kept: Firestore and Bigtable are built (`claims.store`); Memorystore is modelled. */
 export type ClaimStore = 'firestore' | 'bigtable' | 'memorystore';
 
 /**
@@ -73,10 +73,10 @@ export interface CapacityMonth {
  * it: two row operations) and reads at the recommended 70 % of a node, at least one node; SSD
  * storage for the rows kept until compaction collects them. No charge per operation or delete.
  */
-export function bigtableMonth(r: ClaimRates): CapacityMonth {
+export function bigtableMonth(r: ClaimRates, minNodes = 1): CapacityMonth {
   const b = CAPACITY_PRICES.bigtable;
   const rowOps = 2 * r.writesPerSecond + r.readsPerSecond;
-  const nodes = Math.max(1, Math.ceil(rowOps / (b.rowsPerSecondPerNode * b.utilisation)));
+  const nodes = Math.max(minNodes, Math.ceil(rowOps / (b.rowsPerSecondPerNode * b.utilisation)));
   const gib = (r.claimsPerSecond * BIGTABLE_KEPT_DAYS * 86_400 * BIGTABLE_ROW_BYTES) / 2 ** 30;
   return {
     store: 'bigtable',
@@ -101,9 +101,13 @@ export function memorystoreMonth(r: ClaimRates): CapacityMonth {
   };
 }
 
-/** A capacity store's month at a rate. */
-export function capacityMonth(store: Exclude<ClaimStore, 'firestore'>, r: ClaimRates): CapacityMonth {
-  return store === 'bigtable' ? bigtableMonth(r) : memorystoreMonth(r);
+/** A capacity store's month at a rate (Bigtable: at least `minNodes`, the settings' `claims.bigtable.nodes`). */
+export function capacityMonth(
+  store: Exclude<ClaimStore, 'firestore'>,
+  r: ClaimRates,
+  minNodes = 1,
+): CapacityMonth {
+  return store === 'bigtable' ? bigtableMonth(r, minNodes) : memorystoreMonth(r);
 }
 
 /**

@@ -21,11 +21,11 @@ export interface RoleSnapshot {
 const PAGE = 'https://cloud.google.com/iam/docs/roles-permissions';
 const READ = '2026-11-25';
 
-const role = (service: string, permissions: readonly string[], verified = false): RoleSnapshot =>
+const role = (service: string, permissions: readonly string[], verified = false, read = READ): RoleSnapshot =>
   Object.freeze({
     permissions: Object.freeze([...permissions]),
     source: `${PAGE}/${service}`,
-    read: READ,
+    read,
     verified,
   });
 
@@ -58,6 +58,29 @@ const DATASTORE_READ = [
   'datastore.statistics.get',
   'datastore.statistics.list',
 ];
+
+/**
+ * Bigtable: what the Bigtable emulator checks (emulators/bigtable/access.ts) of the four predefined
+ * roles. Which permission each method needs is Google's "Cloud Bigtable API audit logging" and
+ * "Cloud Bigtable Admin API audit logging" pages (docs.cloud.google.com/bigtable/docs/audit-logging
+ * and …/audit-logging-bigtableadmin, updated 2026-04-08); the roles' contents are the roles page
+ * below. Viewer reads tables' metadata only; Reader adds the rows; User adds writing them (and
+ * DropRowRange, which needs `mutateRows`); none of the three creates, changes or deletes a table.
+ */
+const BIGTABLE_METADATA = [
+  'bigtable.instances.get',
+  'bigtable.instances.list',
+  'bigtable.tables.get',
+  'bigtable.tables.list',
+];
+const BIGTABLE_READ = [
+  ...BIGTABLE_METADATA,
+  'bigtable.instances.ping',
+  'bigtable.tables.readRows',
+  'bigtable.tables.sampleRowKeys',
+];
+const BIGTABLE_READ_WRITE = [...BIGTABLE_READ, 'bigtable.tables.mutateRows'];
+const BIGTABLE_READ_DATE = '2026-11-28';
 
 /** Secret Manager: reading secrets' and versions' metadata (never a payload). */
 const SECRET_METADATA = [
@@ -199,6 +222,16 @@ export const ROLES: Readonly<Record<string, RoleSnapshot>> = Object.freeze({
     'secretmanager.versions.get',
     'secretmanager.versions.list',
   ]),
+  'roles/bigtable.viewer': role('bigtable', BIGTABLE_METADATA, false, BIGTABLE_READ_DATE),
+  'roles/bigtable.reader': role('bigtable', BIGTABLE_READ, false, BIGTABLE_READ_DATE),
+  'roles/bigtable.user': role('bigtable', BIGTABLE_READ_WRITE, false, BIGTABLE_READ_DATE),
+  // bigtable.* on the page; here the table admin methods the emulator serves.
+  'roles/bigtable.admin': role(
+    'bigtable',
+    [...BIGTABLE_READ_WRITE, 'bigtable.tables.create', 'bigtable.tables.delete', 'bigtable.tables.update'],
+    false,
+    BIGTABLE_READ_DATE,
+  ),
   'roles/datacatalog.categoryFineGrainedReader': role('datacatalog', [
     'datacatalog.categories.fineGrainedGet',
   ]),

@@ -10,6 +10,7 @@
  * service agent's: they are not calls, and nothing here sees them.
  */
 import type { IncomingMessage } from 'node:http';
+import { statusWithErrorInfo } from '@eventbus/emulator-common/grpc-status.ts';
 import {
   type Caller,
   type CheckRequest,
@@ -23,7 +24,7 @@ import {
 import type { IamPolicy } from '@eventbus/emulator-common/iam-policy.ts';
 import * as grpc from '@grpc/grpc-js';
 import { ApiError } from './errors.ts';
-import { DetailedApiError, statusWithErrorInfo } from './status-details.ts';
+import { DetailedApiError } from './status-details.ts';
 
 type Obj = Record<string, unknown>;
 

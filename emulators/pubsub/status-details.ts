@@ -3,41 +3,12 @@
  * INVALID_ARGUMENT whose `grpc-status-details-bin` trailer holds a `google.rpc.Status` with one
  * `google.rpc.ErrorInfo`, whose metadata maps each failed ack id to its failure
  * (`PERMANENT_FAILURE_INVALID_ACK_ID`, or a `TRANSIENT_…` one). Google's client reads exactly that
- * map to fail (or retry) each `ackWithResponse()` promise. Encoded by hand: three small messages.
+ * map to fail (or retry) each `ackWithResponse()` promise. The encoding is the shared one
+ * (emulators/common/grpc-status.ts).
  */
+import { statusWithErrorInfo } from '@eventbus/emulator-common/grpc-status.ts';
 import * as grpc from '@grpc/grpc-js';
 import { ApiError } from './errors.ts';
-
-function varint(n: number): Buffer {
-  const out: number[] = [];
-  let v = n >>> 0;
-  while (v > 0x7f) {
-    out.push((v & 0x7f) | 0x80);
-    v >>>= 7;
-  }
-  out.push(v);
-  return Buffer.from(out);
-}
-
-/** A length-delimited field (wire type 2). */
-function field(num: number, body: Buffer | string): Buffer {
-  const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
-  return Buffer.concat([varint((num << 3) | 2), varint(bytes.length), bytes]);
-}
-
-/** `google.rpc.Status{code, message, details: [Any(ErrorInfo{reason, domain, metadata})]}`. */
-export function statusWithErrorInfo(
-  code: number,
-  message: string,
-  reason: string,
-  domain: string,
-  metadata: ReadonlyMap<string, string>,
-): Buffer {
-  const entries = [...metadata].map(([k, v]) => field(3, Buffer.concat([field(1, k), field(2, v)])));
-  const info = Buffer.concat([field(1, reason), field(2, domain), ...entries]);
-  const any = Buffer.concat([field(1, 'type.googleapis.com/google.rpc.ErrorInfo'), field(2, info)]);
-  return Buffer.concat([varint(1 << 3), varint(code), field(2, message), field(3, any)]);
-}
 
 /** An ApiError that also carries gRPC trailers (and, for REST, the same details as JSON). */
 export class DetailedApiError extends ApiError {

@@ -15,7 +15,7 @@ import {
 } from '../../adapters/deliveries-publisher.ts';
 import { drainOnStop } from '../../adapters/drain.ts';
 import { loadEnricher } from '../../adapters/enrichment.ts';
-import { environmentClaims } from '../../adapters/firestore-claims.ts';
+import { environmentClaims } from '../../adapters/environment-claims.ts';
 import { GEO_OBJECT } from '../../adapters/geo-database.ts';
 import { createIdentityClaims } from '../../adapters/identity-claims.ts';
 import { loadOnce, warmInBackground } from '../../adapters/load-once.ts';

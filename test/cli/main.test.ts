@@ -100,6 +100,11 @@ describe('cli: eventbus', () => {
       known.stderr.split('\n')[0] ?? '',
       /^warning: RECOMMENDED BILLING: .* \$[\d,]+ a month less\. Switch with one line under cost: in the settings: billing: \{ gateway: instance, store: instance, forward: instance \}/,
     );
+    // And the claim store (core/deploy/claims-advice.ts): Bigtable at that rate, the line that switches.
+    assert.match(
+      known.stderr,
+      /^warning: RECOMMENDED CLAIM STORE: at the stated 1,000 events\/s sustained, .* Bigtable costs less from about [\d,]+ events\/s.* claims: \{ store: bigtable \}/m,
+    );
   });
 
   it('an unknown command is an error', async () => {

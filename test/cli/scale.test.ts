@@ -27,5 +27,9 @@ describe('scripts: npm run scale', () => {
     assert.ok(busy?.includes(`$${expected.toLocaleString('en-US', { minimumFractionDigits: 2 })}`), busy);
     // The recommendation is for the rate the settings state (1,000 events/s), whatever --rate asks.
     assert.match(out, /^RECOMMENDED BILLING: at the stated 1,000 events\/s sustained, switch gateway/m);
+    assert.match(
+      out,
+      /^RECOMMENDED CLAIM STORE: at the stated 1,000 events\/s sustained, .*claims: \{ store: bigtable \}/m,
+    );
   });
 });

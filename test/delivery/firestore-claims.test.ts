@@ -1,22 +1,21 @@
 /**
  * The Firestore claim store (adapters/firestore-claims.ts) against the Firestore emulator on an
- * ephemeral loopback port: create once (N concurrent creates, one `created`), held claims read
- * back, replace and release at a version, an expired claim still held until replaced; and, with
- * a recording sender, credentials only over TLS and a 401 retried once with fresh ones.
+ * ephemeral loopback port: the claim store contract every store keeps
+ * (test/support/claim-store-contract.ts) and the expiry as its TTL timestamp; under IAM; and,
+ * with a recording sender, credentials only over TLS and a 401 retried once with fresh ones.
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createFirestoreClaimStore, EXPIRE_AT_FIELD } from '../../adapters/firestore-claims.ts';
+import { createFirestoreClaimStore, EXPIRE_AT_FIELD, noDatabase } from '../../adapters/firestore-claims.ts';
 import type { TransportResponse } from '../../adapters/http-sender.ts';
-import { createIdentityClaims } from '../../adapters/identity-claims.ts';
 import { workloadMember } from '../../core/access/needs.ts';
 import type { ClaimKey } from '../../core/claims/claim-store.ts';
-import { claimSend, settleSend } from '../../core/claims/send-once.ts';
 import type { OutboundRequest } from '../../core/platforms/driver.ts';
 import { type FirestoreEmulator, startFirestoreEmulator } from '../../emulators/firestore/server.ts';
+import { claimStoreContract } from '../support/claim-store-contract.ts';
 
 const id = (text: string): string => createHash('sha256').update(text).digest('hex');
 const HOUR = 3_600_000;
@@ -43,18 +42,10 @@ describe('firestore claim store against the emulator', () => {
   const store = () =>
     createFirestoreClaimStore({ project: 'p', database: 'claims-test', emulatorHost: emulator.host });
 
-  it('creates once; a second create reads the first claim back as held', async () => {
+  it('writes the expiry as the timestamp its TTL policy reads', async () => {
     const s = store();
     const k = key('identities');
-    const expireAt = Date.now() + HOUR;
-    const first = await s.create(k, { message_id: 'm1', attempt: 1, ok: true, ratio: 0.25 }, expireAt);
-    assert.equal(first.created, true);
-    const second = await s.create(k, { message_id: 'm2', attempt: 2, ok: false, ratio: 1 }, expireAt + 1);
-    assert.equal(second.created, false);
-    if (second.created || !first.created) return;
-    assert.deepEqual(second.held.fields, { message_id: 'm1', attempt: 1, ok: true, ratio: 0.25 });
-    assert.equal(second.held.version, first.version);
-    assert.equal(second.held.expireAt, expireAt);
+    assert.ok((await s.create(k, { message_id: 'm1' }, Date.now() + HOUR)).created);
     const doc = await (
       await fetch(`${emulator.url}/v1/projects/p/databases/claims-test/documents/identities/${k.id}`)
     ).json();
@@ -65,133 +56,30 @@ describe('firestore claim store against the emulator', () => {
     );
   });
 
-  it('replaces and releases only at the current version', async () => {
-    const s = store();
-    const k = key();
-    const made = await s.create(k, { state: 'sending' }, Date.now() + HOUR);
-    assert.ok(made.created);
-    const v2 = await s.replace(k, made.version, { state: 'sent' }, Date.now() + HOUR);
-    assert.ok(v2 !== undefined && v2 !== made.version);
-    assert.equal(await s.replace(k, made.version, { state: 'stolen' }, Date.now() + HOUR), undefined);
-    assert.equal(await s.release(k, made.version), false);
-    const held = await s.create(k, { state: 'x' }, 0);
-    assert.ok(!held.created && held.held.fields.state === 'sent' && held.held.version === v2);
-    assert.equal(await s.release(k, v2), true);
-    assert.equal(await s.release(k, v2), false, 'already released');
-    assert.equal(
-      await s.replace(k, v2, { state: 'late' }, Date.now() + HOUR),
-      undefined,
-      'released: nothing to replace',
-    );
-    assert.equal((await s.create(k, { state: 'again' }, Date.now() + HOUR)).created, true);
+  it('refuses its own TTL field among the fields', async () => {
+    await assert.rejects(store().create(key(), { [EXPIRE_AT_FIELD]: 'x' }, Date.now()), /own field/);
   });
 
-  it('reads a record as it is, and none where there is none (the consent wait’s pending records)', async () => {
-    const s = store();
-    const k = key('pending');
-    assert.equal(await s.read(k), undefined);
-    const made = await s.create(k, { entries: '[]' }, Date.now() + HOUR);
-    assert.ok(made.created);
-    const held = await s.read(k);
-    assert.deepEqual(held?.fields, { entries: '[]' });
-    assert.equal(held?.version, made.version);
-  });
-
-  it('N concurrent creates of one claim: exactly one created, every other sees its fields', async () => {
-    const s = store();
-    const k = key();
-    const answers = await Promise.all(
-      Array.from({ length: 32 }, (_, i) => s.create(k, { writer: i }, Date.now() + HOUR)),
-    );
-    const winners = answers.filter((a) => a.created);
-    assert.equal(winners.length, 1);
-    const winner = answers.findIndex((a) => a.created);
-    for (const a of answers) if (!a.created) assert.deepEqual(a.held.fields, { writer: winner });
-  });
-
-  it('an expired claim is still held (TTL has not swept it) and is taken over by replace', async () => {
-    const s = store();
-    const k = key();
-    const old = await s.create(k, { state: 'sending' }, Date.now() - 1000);
-    assert.ok(old.created);
-    const again = await s.create(k, { state: 'sending' }, Date.now() + HOUR);
-    assert.ok(!again.created && again.held.expireAt < Date.now());
-    if (again.created) return;
-    const taken = await s.replace(
-      k,
-      again.held.version,
-      { state: 'sending', by: 'second' },
-      Date.now() + HOUR,
-    );
-    assert.ok(taken);
-  });
-
-  it('a malformed claim document is replaced from the claim store alone: the delivery goes on', async () => {
-    const s = store();
-    const k = key();
-    const url = `${emulator.url}/v1/projects/p/databases/claims-test/documents/sends?documentId=${k.id}`;
+  claimStoreContract('firestore', {
+    store: () => store(),
     // Written by hand (or by an older release): a map where a number belongs, and no expiry.
-    const bad = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        fields: { lease_until: { mapValue: { fields: { x: { integerValue: '1' } } } } },
-      }),
-    });
-    assert.equal(bad.status, 200, await bad.clone().text());
-    const now = Date.now();
-    const attempt = (holder: string, at: number) =>
-      claimSend({
-        store: s,
-        id: k.id,
-        holder,
-        attempt: 2,
-        now: at,
-        timeoutMs: 10_000,
-        force: false,
-        privileged: false,
-        horizon: undefined,
+    async writeMalformed(k) {
+      const url = `${emulator.url}/v1/projects/p/databases/claims-test/documents/${k.space}?documentId=${k.id}`;
+      const bad = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          fields: { lease_until: { mapValue: { fields: { x: { integerValue: '1' } } } } },
+        }),
       });
-    const v = await attempt('m1', now);
-    assert.ok(v.go && v.ticket, 'not wedged: the attempt goes out');
-    assert.match(
-      v.ticket.note ?? '',
-      /^replaced a malformed send-once claim \(claim field lease_until is not a flat value/,
-    );
-    // The replacement is a claim like any other: settled delivered, a copy folds on it.
-    assert.equal(await settleSend(s, v.ticket, 'delivered', 'HTTP 200'), undefined);
-    const copy = await attempt('m2', now + 1000);
-    assert.ok(!copy.go && copy.folded);
-    // An identity claim without its expiry: replaced, the copy is first.
-    const ik = key('identities');
-    await fetch(url.replace('/sends?', '/identities?').replace(k.id, ik.id), {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ fields: { event_time: { stringValue: 'x' } } }),
-    });
-    const first = await createIdentityClaims(s)({
-      digest: ik.id,
-      event_time: '2026-11-27T00:00:00Z',
-      message_id: 'm9',
-    });
-    assert.deepEqual(first, { first: true });
-    const again = await createIdentityClaims(s)({
-      digest: ik.id,
-      event_time: '2026-11-27T00:00:00Z',
-      message_id: 'm10',
-    });
-    assert.equal(again.first, false);
-  });
-
-  it('refuses a key that is not a SHA-256 and its own TTL field among the fields', async () => {
-    const s = store();
-    await assert.rejects(s.create({ space: 'sends', id: 'not-hex' }, {}, Date.now()), /not a claim id/);
-    await assert.rejects(s.create(key(), { [EXPIRE_AT_FIELD]: 'x' }, Date.now()), /own field/);
-  });
-
-  it('rejects when the database does not exist (the caller fails the push)', async () => {
-    const s = createFirestoreClaimStore({ project: 'p', database: 'absent-db', emulatorHost: emulator.host });
-    await assert.rejects(s.create(key(), {}, Date.now() + HOUR), /HTTP 404 NOT_FOUND/);
+      assert.equal(bad.status, 200, await bad.clone().text());
+    },
+    missing: () =>
+      createFirestoreClaimStore({ project: 'p', database: 'absent-db', emulatorHost: emulator.host }),
+    unreachable: () =>
+      createFirestoreClaimStore({ project: 'p', database: 'claims-test', emulatorHost: '127.0.0.1:1' }),
+    missingError: /HTTP 404 NOT_FOUND The database absent-db does not exist for project p/,
+    sampleVersion: '2026-11-25T00:00:00.000001Z',
   });
 });
 
@@ -328,5 +216,35 @@ describe('firestore claim store: credentials', () => {
     });
     await assert.rejects(s.release(k, '2026-11-25T00:00:00Z'), /PERMISSION_DENIED/);
     await assert.rejects(s.replace(k, '2026-11-25T00:00:00Z', {}, Date.now()), /PERMISSION_DENIED/);
+  });
+});
+
+describe('firestore claim store: a missing database is not a missing document', () => {
+  const notFound = (message: string) => ({ error: 'NOT_FOUND', body: { error: { code: 404, message } } });
+  it("tells Firestore's two wordings of a missing database from a missing document", () => {
+    assert.equal(noDatabase(notFound('The database claims does not exist for project p.')), true);
+    assert.equal(
+      noDatabase(
+        notFound(
+          'The project p does not exist or it does not contain an active Cloud Datastore or Cloud Firestore database.',
+        ),
+      ),
+      true,
+    );
+    assert.equal(
+      noDatabase(notFound('Document "projects/p/databases/d/documents/sends/x" not found.')),
+      false,
+    );
+    assert.equal(
+      noDatabase(notFound('No document to update: projects/p/databases/d/documents/sends/x')),
+      false,
+    );
+    assert.equal(
+      noDatabase({
+        error: 'FAILED_PRECONDITION',
+        body: { error: { message: 'The database d does not exist for project p' } },
+      }),
+      false,
+    );
   });
 });

@@ -418,3 +418,64 @@ describe('gRPC unary client on node:http2: answers of a bare HTTP/2 server', () 
     }
   });
 });
+
+describe('gRPC client on node:http2: a server-streaming answer read whole', () => {
+  const framed = (text: string): Buffer => {
+    const prefix = Buffer.alloc(5);
+    prefix.writeUInt32BE(Buffer.byteLength(text), 1);
+    return Buffer.concat([prefix, Buffer.from(text)]);
+  };
+  /** Answers each message in its own write (the last one split across two), then the status. */
+  const streaming =
+    (messages: readonly string[], status: string, message = ''): Handler =>
+    (stream) => {
+      stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
+      stream.on('wantTrailers', () =>
+        stream.sendTrailers({ 'grpc-status': status, ...(message ? { 'grpc-message': message } : {}) }),
+      );
+      const frames = messages.map(framed);
+      const last = frames.pop();
+      for (const f of frames) stream.write(f);
+      if (last) {
+        stream.write(last.subarray(0, 3));
+        stream.end(last.subarray(3));
+      } else stream.end();
+    };
+  const stream = (host: string, max = 1024) =>
+    createUnaryClient({ origin: `http://${host}`, maxMessageBytes: max }).stream({
+      path: '/google.bigtable.v2.Bigtable/ReadRows',
+      body: Buffer.from('request'),
+      deadline: Date.now() + 1000,
+    });
+
+  it('every message in order once the trailers say OK; none is an answer too', async () => {
+    const server = await fakeServer(streaming(['one', '', 'three'], '0'));
+    const none = await fakeServer(streaming([], '0'));
+    try {
+      const got = await stream(server.host);
+      assert.deepEqual(
+        got.map((b) => b.toString()),
+        ['one', '', 'three'],
+      );
+      assert.deepEqual(await stream(none.host), []);
+    } finally {
+      await server.close();
+      await none.close();
+    }
+  });
+
+  it('messages then a failed status reject (no partial answer); too many bytes are RESOURCE_EXHAUSTED', async () => {
+    const failing = await fakeServer(streaming(['one', 'two'], '14', 'going%20away'));
+    const large = await fakeServer(streaming(['x'.repeat(40), 'y'.repeat(40)], '0'));
+    try {
+      const err = await codeOf(stream(failing.host));
+      assert.equal(err.code, 14);
+      assert.equal(err.details, 'going away');
+      assert.equal((await codeOf(stream(large.host, 80))).code, 8, 'the messages together are over 80 bytes');
+      assert.equal((await stream(large.host, 90)).length, 2);
+    } finally {
+      await failing.close();
+      await large.close();
+    }
+  });
+});

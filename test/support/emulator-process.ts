@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
  * the URL of its ready line (`<kind> emulator listening on http://...`), rejects if it exits first.
  */
 export function launchEmulator(
-  kind: 'pubsub' | 'storage' | 'bigquery',
+  kind: 'pubsub' | 'storage' | 'bigquery' | 'bigtable',
   dataDir: string,
   extraArgs: readonly string[] = [],
 ): Promise<{ child: ChildProcess; url: string }> {

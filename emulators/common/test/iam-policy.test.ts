@@ -100,4 +100,32 @@ describe('IAM evaluation', () => {
       false,
     );
   });
+
+  it('Bigtable: the four roles bundle metadata, reads, writes and table admin apart, on an instance', () => {
+    const INSTANCE = 'projects/p/instances/i';
+    const TABLE = `${INSTANCE}/tables/t`;
+    const roles = ['viewer', 'reader', 'user', 'admin'];
+    const members = roles.map((r) => `serviceAccount:${r}@p.iam.gserviceaccount.com`);
+    const policies: IamPolicy[] = [
+      {
+        resource: INSTANCE,
+        bindings: roles.map((r, i) => ({ role: `roles/bigtable.${r}`, members: [members[i] as string] })),
+      },
+    ];
+    const may = (permission: string, resource = TABLE) =>
+      members.map((principal) => allowed(policies, { principal, permission, resource }));
+    assert.deepEqual(may('bigtable.tables.get'), [true, true, true, true]);
+    assert.deepEqual(may('bigtable.tables.readRows'), [false, true, true, true]);
+    assert.deepEqual(may('bigtable.tables.sampleRowKeys'), [false, true, true, true]);
+    assert.deepEqual(may('bigtable.tables.mutateRows'), [false, false, true, true]);
+    assert.deepEqual(may('bigtable.tables.create', INSTANCE), [false, false, false, true]);
+    assert.deepEqual(may('bigtable.tables.delete'), [false, false, false, true]);
+    // A grant on the instance reaches none of another instance's tables.
+    assert.deepEqual(may('bigtable.tables.readRows', 'projects/p/instances/j/tables/t'), [
+      false,
+      false,
+      false,
+      false,
+    ]);
+  });
 });

@@ -58,7 +58,7 @@ describe('claims in a capacity-priced store (modelled)', () => {
     const claims = (b: typeof built) => b.items.filter((i) => i.group === 'claims');
     assert.deepEqual(
       claims(bigtable).map((i) => i.item),
-      ['Send-once claims (Bigtable, modelled)'],
+      ['Send-once claims (Bigtable)'],
     );
     assert.deepEqual(
       built.items.filter((i) => i.group !== 'claims' && i.group !== 'free'),
