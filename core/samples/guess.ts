@@ -22,6 +22,7 @@ import { atEnvelopeTop, deliveryColumns, envelopeEventId } from './delivery.ts';
 import { envelopeIdQuestion } from './envelope-id.ts';
 import { chooseEventName, type EventNameGuess } from './event-name.ts';
 import { identityEvidence, leafSide, personObjectId } from './evidence.ts';
+import { listCount } from './list-count.ts';
 import { fieldName, nameWords } from './names.ts';
 import { deliveredIdQuestion, namedForAnotherRecord, ownIdQuestion } from './own-id.ts';
 import { heldByBusiness, partyRole, unclaimedDetailQuestions } from './party.ts';
@@ -202,8 +203,9 @@ function refusals(fields: readonly InferredField[], rows: readonly Record<string
       if (weak) return weak;
       return target === 'user.region' && f ? notARegion(column, f, columns) : undefined;
     }
-    // An amount is a number that is not a time (FastSpring's `changedValue` in epoch milliseconds).
-    if (target === 'value' && f) return timeShapedAmount(f, rows);
+    // An amount is a number that is not a time (FastSpring's `changedValue` in epoch milliseconds),
+    // nor the count of a list beside it (list-count.ts).
+    if (target === 'value' && f) return timeShapedAmount(f, rows) ?? listCount(fields, rows, column);
     // A currency is told by its codes, not by its name alone ("Credit Card" under `payment_currency`).
     if (target === 'currency' && f && f.format !== 'currency') return 'its values are not currency codes';
     if (target === 'page.url' && !pageColumn(column)) return 'not named as the page’s';
