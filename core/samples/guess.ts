@@ -11,6 +11,7 @@ import { TABLES } from '../warehouse/warehouse.ts';
 import { actorQuestions, actorRefusal } from './actor.ts';
 import {
   type AmountGuess,
+  currencySetting,
   type MinorUnitsOffer,
   mayBeTheValue,
   minorUnitsOffer,
@@ -673,7 +674,9 @@ function personIdFromObject(
  * The value's own currency over another's: when the value sits in a money object beside a column
  * of currency codes (`amounts.total.value` beside `amounts.total.currency`) and the currency went
  * to another object's column holding other codes (a shop's currency beside the buyer's), the two
- * swap their guesses.
+ * swap their guesses. A currency named as a setting (amounts.ts `currencySetting`) is no
+ * amount's, wherever it sits: it is kept under its own name, and the page asks for the value's
+ * currency.
  */
 function currencyBesideValue(
   fields: readonly InferredField[],
@@ -685,6 +688,17 @@ function currencyBesideValue(
   const beside = currencyBeside(fields, value);
   const from = columns[taken];
   const to = columns[beside];
+  const setting = from ? currencySetting(from.column) : undefined;
+  if (from && setting) {
+    columns[taken] = { ...from, field: dataFieldName(from.column), why: `event field: ${setting}` };
+    if (to && beside !== taken && to.target === 'event_data')
+      columns[beside] = {
+        ...to,
+        field: 'currency',
+        why: `event field: the currency beside the value ${value}; ${from.column} is a setting`,
+      };
+    return;
+  }
   if (!from || !to || taken === beside || to.target !== 'event_data') return;
   // The same codes in every row: either is the value's currency, the payload's own stays.
   if (rows.every((r) => String(r[from.column]).toUpperCase() === String(r[to.column]).toUpperCase())) return;
