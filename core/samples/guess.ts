@@ -31,7 +31,7 @@ import { clientOfPerson, partyIdQuestion } from './party-id.ts';
 import { lonePersonIdQuestions, personReferenceQuestion } from './person-id-evidence.ts';
 import { personRecordIdQuestion, personRecordOwnIdQuestion } from './person-record.ts';
 import { personalDetail } from './personal.ts';
-import { currencyBeside, priceBesideCurrency } from './price-value.ts';
+import { currencyBeside, priceBesideCurrency, valueBesideCurrency } from './price-value.ts';
 import { type Evidence, evidenceOf, type Question, questionsFor } from './questions.ts';
 import { recordIdQuestion } from './record-id.ts';
 import { requestReference, requestReferenceQuestion } from './request-ref.ts';
@@ -462,7 +462,7 @@ export function guessChoices(
     whatsappIdQuestion(base, fields, questions);
   if (phoneAsk) questions.push(phoneAsk);
   const rivals = amountRivals(fields, rows, base, suggestions);
-  if (rivals) questions.push(rivals);
+  if (rivals) questions.push(valueBesideCurrency(fields, base, rivals, dataFieldName));
   transactionCountryQuestion(fields, base, questions);
   personReferenceQuestion(base, questions);
   roleIdBesideAsked(fields, base, questions);
