@@ -28,6 +28,7 @@ import { fieldName, nameWords } from './names.ts';
 import { deliveredIdQuestion, namedForAnotherRecord, ownIdQuestion } from './own-id.ts';
 import { heldByBusiness, partyRole, unclaimedDetailQuestions } from './party.ts';
 import { clientOfPerson, partyIdQuestion } from './party-id.ts';
+import { PARTY_TIME_DROP, partyTime } from './party-time.ts';
 import { lonePersonIdQuestions, personReferenceQuestion } from './person-id-evidence.ts';
 import { personRecordIdQuestion, personRecordOwnIdQuestion } from './person-record.ts';
 import { personalDetail } from './personal.ts';
@@ -300,6 +301,8 @@ function chooseEventTime(
       const mark = { rank: 9 - depth(f.name) * 0.5, why: `names the step the payload reports (${step})` };
       const delivery = sent.get(f.name);
       if (delivery) return { f, rank: -10, why: `holds times, but ${delivery.slice(f.name.length + 1)}` };
+      const party = step ? undefined : partyTime(f.name);
+      if (party) return { f, rank: timeRank(f).rank - PARTY_TIME_DROP, why: `holds times, but ${party}` };
       return { f, ...(step ? mark : timeRank(f)) };
     })
     .sort((a, b) => b.rank - a.rank);
