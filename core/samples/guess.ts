@@ -36,6 +36,7 @@ import { currencyBeside, priceBesideCurrency, valueBesideCurrency } from './pric
 import { type Evidence, evidenceOf, type Question, questionsFor } from './questions.ts';
 import { recordIdQuestion } from './record-id.ts';
 import { requestReference, requestReferenceQuestion } from './request-ref.ts';
+import { resourceIdQuestion } from './resource-ref.ts';
 import { rivalPartyQuestions } from './rival-parties.ts';
 import { roleIdBesideAsked } from './role-id.ts';
 import { directionOf, notARegion, objectTypes, type RoleReading } from './roles.ts';
@@ -443,7 +444,8 @@ export function guessChoices(
   if (deliveredQuestion) questions.push(deliveredQuestion);
   const referenceQuestion = requestReferenceQuestion(fields, rows, base);
   if (referenceQuestion) questions.push(referenceQuestion);
-  const recordIdAsk = recordIdQuestion(base, fields, rows);
+  const recordIdAsk =
+    recordIdQuestion(base, fields, rows) ?? resourceIdQuestion(base, fields, rows, questions);
   if (recordIdAsk) questions.push(recordIdAsk);
   questions.push(...actorAsks);
   // The columns the questions so far offer: each later rule leaves them alone.
