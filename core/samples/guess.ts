@@ -20,6 +20,7 @@ import {
 } from './amounts.ts';
 import { batchIdQuestion } from './batch-envelope.ts';
 import { atEnvelopeTop, deliveryColumns, envelopeEventId } from './delivery.ts';
+import { emptyDetailQuestions } from './empty-detail.ts';
 import { envelopeIdQuestion } from './envelope-id.ts';
 import { chooseEventName, type EventNameGuess } from './event-name.ts';
 import { identityEvidence, leafSide, personObjectId } from './evidence.ts';
@@ -466,6 +467,7 @@ export function guessChoices(
     messageNumbersQuestion(base, fields, questions) ??
     whatsappIdQuestion(base, fields, questions);
   if (phoneAsk) questions.push(phoneAsk);
+  questions.push(...emptyDetailQuestions(base, fields, questions));
   const rivals = amountRivals(fields, rows, base, suggestions);
   if (rivals) questions.push(valueBesideCurrency(fields, base, rivals, dataFieldName));
   transactionCountryQuestion(fields, base, questions);
