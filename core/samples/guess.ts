@@ -31,7 +31,11 @@ import { heldByBusiness, partyRole, unclaimedDetailQuestions } from './party.ts'
 import { clientOfPerson, partyIdQuestion } from './party-id.ts';
 import { PARTY_TIME_DROP, partyTime } from './party-time.ts';
 import { lonePersonIdQuestions, personReferenceQuestion } from './person-id-evidence.ts';
-import { personRecordIdQuestion, personRecordOwnIdQuestion } from './person-record.ts';
+import {
+  personRecordEventIdQuestion,
+  personRecordIdQuestion,
+  personRecordOwnIdQuestion,
+} from './person-record.ts';
 import { personalDetail } from './personal.ts';
 import { currencyBeside, priceBesideCurrency, valueBesideCurrency } from './price-value.ts';
 import { type Evidence, evidenceOf, type Question, questionsFor } from './questions.ts';
@@ -460,6 +464,8 @@ export function guessChoices(
     personRecordOwnIdQuestion(base, fields, questions) ??
     subjectPersonIdQuestion(base, fields, rows, questions);
   if (partyIdAsk) questions.push(partyIdAsk);
+  const recordEventAsk = personRecordEventIdQuestion(base, fields, questions);
+  if (recordEventAsk) questions.push(recordEventAsk);
   const emailAsk = unplacedEmailQuestion(base, fields, questions);
   if (emailAsk) questions.push(emailAsk);
   const phoneAsk =

@@ -188,3 +188,40 @@ export function personRecordOwnIdQuestion(
       : 'several records of people, and nothing says which is the person the event is about',
   });
 }
+
+/**
+ * The person's record as what the event is about (docs/creator-inference.md, "The person record
+ * as the event's subject"): a payload with no id of its own, nothing taken or asked as the event's
+ * id, that carries a person's record whole (`subscriber: { id, first_name, email }`) whose own
+ * plain id is taken as the person's, is about that record (a subscriber activated, an account to
+ * confirm). Its id tells one such event from another as far as anything does, but a later event
+ * about the same person shares it, so the page offers it as the event's id with no answer
+ * preselected; it keeps the person's id until the person picks.
+ */
+export function personRecordEventIdQuestion(
+  base: readonly Guess[],
+  fields: readonly InferredField[],
+  questions: readonly Question[],
+): Question | undefined {
+  if (base.some((g) => g.target === 'event_id')) return undefined;
+  if (questions.some((q) => (q.field ?? q.target) === 'event_id')) return undefined;
+  const own = base.find(
+    (g) =>
+      PERSON_ID.has(g.target) &&
+      PLAIN_ID.test(leafOf(g.column)) &&
+      levelOf(g.column) !== '' &&
+      isPersonRecord(fields, levelOf(g.column)),
+  );
+  if (!own) return undefined;
+  const record = levelOf(own.column);
+  return {
+    target: 'event_id',
+    ask: `Is ${own.column} the event's own id? The payload has no id of its own and carries ${record}, a person's record, whole: its id is the person's, and a later event about the same person shares it.`,
+    options: [
+      { column: own.column, why: `the own id of ${record}, the person's record the payload carries` },
+    ],
+    noneGuessed: {
+      why: `it is the person's id: a second event about the same person would fold into the first`,
+    },
+  };
+}
