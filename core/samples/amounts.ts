@@ -99,6 +99,19 @@ export function valueNameShift(column: string): number {
   return total - part - depth * 0.03 - Math.max(0, leaf.length - 1) * 0.01;
 }
 
+/** Words of a currency that is an account's or a person's setting, not an amount's. */
+const SETTING_WORDS = new Set(['default', 'preferred', 'preference', 'favorite', 'favourite']);
+
+/**
+ * Why a currency column is a setting (`default_currency_id`, `preferredCurrency`) and not the
+ * currency an amount is written in, or undefined: the account's choice for what is to come, which
+ * the event's own amount need not be in.
+ */
+export function currencySetting(column: string): string | undefined {
+  const word = nameWords(column.slice(column.lastIndexOf('.') + 1)).find((w) => SETTING_WORDS.has(w));
+  return word ? `"${word}" in its name: a setting, not the currency of an amount beside it` : undefined;
+}
+
 /** A currency column nested deeper is less the payload's own (`data.currency_code` over `data.details.totals.currency_code`). */
 export function currencyNameShift(column: string): number {
   return -(column.split('.').length - 1) * 0.03;

@@ -69,7 +69,7 @@ export const NONE = '';
 /**
  * The choices after answering a question with one of its options' columns, or `NONE`: the column
  * picked takes the target, every other column asked about stays an event field under its own
- * name. Answered about the event's id, the columns not picked are marked as not the event's own
+ * name (one left out stays left out). Answered about the event's id, the columns not picked are marked as not the event's own
  * id, so the draft never falls back on one of them as the key.
  */
 export function answerQuestion(
@@ -81,6 +81,8 @@ export function answerQuestion(
   return choices.map((c) => {
     if (!asked.has(c.column)) return c;
     if (c.column === column) return retarget(c, q.target, q.field);
+    // A column left out (empty in the sample, empty-detail.ts) stays out when not picked.
+    if (c.target === 'skip') return c;
     const kept = retarget(c, 'event_data', dataFieldName(c.column));
     return q.target === 'event_id' ? { ...kept, notEventId: true } : kept;
   });

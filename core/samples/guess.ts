@@ -11,6 +11,7 @@ import { TABLES } from '../warehouse/warehouse.ts';
 import { actorQuestions, actorRefusal } from './actor.ts';
 import {
   type AmountGuess,
+  currencySetting,
   type MinorUnitsOffer,
   mayBeTheValue,
   minorUnitsOffer,
@@ -19,20 +20,28 @@ import {
 } from './amounts.ts';
 import { batchIdQuestion } from './batch-envelope.ts';
 import { atEnvelopeTop, deliveryColumns, envelopeEventId } from './delivery.ts';
+import { emptyDetailQuestions } from './empty-detail.ts';
 import { envelopeIdQuestion } from './envelope-id.ts';
 import { chooseEventName, type EventNameGuess } from './event-name.ts';
 import { identityEvidence, leafSide, personObjectId } from './evidence.ts';
+import { listCount } from './list-count.ts';
 import { fieldName, nameWords } from './names.ts';
 import { deliveredIdQuestion, namedForAnotherRecord, ownIdQuestion } from './own-id.ts';
 import { heldByBusiness, partyRole, unclaimedDetailQuestions } from './party.ts';
 import { clientOfPerson, partyIdQuestion } from './party-id.ts';
+import { PARTY_TIME_DROP, partyTime } from './party-time.ts';
 import { lonePersonIdQuestions, personReferenceQuestion } from './person-id-evidence.ts';
-import { personRecordIdQuestion, personRecordOwnIdQuestion } from './person-record.ts';
+import {
+  personRecordEventIdQuestion,
+  personRecordIdQuestion,
+  personRecordOwnIdQuestion,
+} from './person-record.ts';
 import { personalDetail } from './personal.ts';
-import { currencyBeside, priceBesideCurrency } from './price-value.ts';
+import { currencyBeside, priceBesideCurrency, valueBesideCurrency } from './price-value.ts';
 import { type Evidence, evidenceOf, type Question, questionsFor } from './questions.ts';
 import { recordIdQuestion } from './record-id.ts';
 import { requestReference, requestReferenceQuestion } from './request-ref.ts';
+import { resourceIdQuestion } from './resource-ref.ts';
 import { rivalPartyQuestions } from './rival-parties.ts';
 import { roleIdBesideAsked } from './role-id.ts';
 import { directionOf, notARegion, objectTypes, type RoleReading } from './roles.ts';
@@ -202,8 +211,9 @@ function refusals(fields: readonly InferredField[], rows: readonly Record<string
       if (weak) return weak;
       return target === 'user.region' && f ? notARegion(column, f, columns) : undefined;
     }
-    // An amount is a number that is not a time (FastSpring's `changedValue` in epoch milliseconds).
-    if (target === 'value' && f) return timeShapedAmount(f, rows);
+    // An amount is a number that is not a time (FastSpring's `changedValue` in epoch milliseconds),
+    // nor the count of a list beside it (list-count.ts).
+    if (target === 'value' && f) return timeShapedAmount(f, rows) ?? listCount(fields, rows, column);
     // A currency is told by its codes, not by its name alone ("Credit Card" under `payment_currency`).
     if (target === 'currency' && f && f.format !== 'currency') return 'its values are not currency codes';
     if (target === 'page.url' && !pageColumn(column)) return 'not named as the page’s';
@@ -297,6 +307,8 @@ function chooseEventTime(
       const mark = { rank: 9 - depth(f.name) * 0.5, why: `names the step the payload reports (${step})` };
       const delivery = sent.get(f.name);
       if (delivery) return { f, rank: -10, why: `holds times, but ${delivery.slice(f.name.length + 1)}` };
+      const party = step ? undefined : partyTime(f.name);
+      if (party) return { f, rank: timeRank(f).rank - PARTY_TIME_DROP, why: `holds times, but ${party}` };
       return { f, ...(step ? mark : timeRank(f)) };
     })
     .sort((a, b) => b.rank - a.rank);
@@ -437,7 +449,8 @@ export function guessChoices(
   if (deliveredQuestion) questions.push(deliveredQuestion);
   const referenceQuestion = requestReferenceQuestion(fields, rows, base);
   if (referenceQuestion) questions.push(referenceQuestion);
-  const recordIdAsk = recordIdQuestion(base, fields, rows);
+  const recordIdAsk =
+    recordIdQuestion(base, fields, rows) ?? resourceIdQuestion(base, fields, rows, questions);
   if (recordIdAsk) questions.push(recordIdAsk);
   questions.push(...actorAsks);
   // The columns the questions so far offer: each later rule leaves them alone.
@@ -451,6 +464,8 @@ export function guessChoices(
     personRecordOwnIdQuestion(base, fields, questions) ??
     subjectPersonIdQuestion(base, fields, rows, questions);
   if (partyIdAsk) questions.push(partyIdAsk);
+  const recordEventAsk = personRecordEventIdQuestion(base, fields, questions);
+  if (recordEventAsk) questions.push(recordEventAsk);
   const emailAsk = unplacedEmailQuestion(base, fields, questions);
   if (emailAsk) questions.push(emailAsk);
   const phoneAsk =
@@ -458,8 +473,9 @@ export function guessChoices(
     messageNumbersQuestion(base, fields, questions) ??
     whatsappIdQuestion(base, fields, questions);
   if (phoneAsk) questions.push(phoneAsk);
+  questions.push(...emptyDetailQuestions(base, fields, questions));
   const rivals = amountRivals(fields, rows, base, suggestions);
-  if (rivals) questions.push(rivals);
+  if (rivals) questions.push(valueBesideCurrency(fields, base, rivals, dataFieldName));
   transactionCountryQuestion(fields, base, questions);
   personReferenceQuestion(base, questions);
   roleIdBesideAsked(fields, base, questions);
@@ -671,7 +687,9 @@ function personIdFromObject(
  * The value's own currency over another's: when the value sits in a money object beside a column
  * of currency codes (`amounts.total.value` beside `amounts.total.currency`) and the currency went
  * to another object's column holding other codes (a shop's currency beside the buyer's), the two
- * swap their guesses.
+ * swap their guesses. A currency named as a setting (amounts.ts `currencySetting`) is no
+ * amount's, wherever it sits: it is kept under its own name, and the page asks for the value's
+ * currency.
  */
 function currencyBesideValue(
   fields: readonly InferredField[],
@@ -683,6 +701,17 @@ function currencyBesideValue(
   const beside = currencyBeside(fields, value);
   const from = columns[taken];
   const to = columns[beside];
+  const setting = from ? currencySetting(from.column) : undefined;
+  if (from && setting) {
+    columns[taken] = { ...from, field: dataFieldName(from.column), why: `event field: ${setting}` };
+    if (to && beside !== taken && to.target === 'event_data')
+      columns[beside] = {
+        ...to,
+        field: 'currency',
+        why: `event field: the currency beside the value ${value}; ${from.column} is a setting`,
+      };
+    return;
+  }
   if (!from || !to || taken === beside || to.target !== 'event_data') return;
   // The same codes in every row: either is the value's currency, the payload's own stays.
   if (rows.every((r) => String(r[from.column]).toUpperCase() === String(r[to.column]).toUpperCase())) return;

@@ -145,7 +145,9 @@ export function personRecordIdQuestion(
  * is a person (`isPersonRecord`: their name beside their e-mail, phone or address, no money, no
  * business party's nor an actor's, nor one that says it holds an agent), kept as a field, is the person's id by the record it
  * identifies, not by its name. A record of a person may still be a staff user's, so the page asks,
- * never fills it: the one such id preselected, several offered with no answer preselected.
+ * never fills it: the one such id preselected, several offered with no answer preselected. An id
+ * taken as the event's (the record the event is about is the person: `partner.updated` carrying the
+ * partner's record) is offered as the person's too, with no answer preselected.
  */
 export function personRecordOwnIdQuestion(
   base: Guess[],
@@ -155,11 +157,14 @@ export function personRecordOwnIdQuestion(
   if (base.some((g) => PERSON_ID.has(g.target))) return undefined;
   if (questions.some((q) => PERSON_ID.has(q.field ?? q.target))) return undefined;
   const kept = new Set(base.filter((g) => g.target === 'event_data').map((g) => g.column));
+  // The event's id taken from a person record's own id: that record is what the event is about.
+  const event = new Set(base.filter((g) => g.target === 'event_id').map((g) => g.column));
   const levels = [...new Set(fields.map((f) => levelOf(f.name)))];
   const held = heldByBusiness(fields);
   const ids = levels.flatMap((level) => {
     const own = ownIdAt(fields, level);
-    if (!own || !kept.has(own.name) || (actorAbove(own.name) ?? held(own.name)) !== undefined) return [];
+    if (!own || !(kept.has(own.name) || event.has(own.name))) return [];
+    if ((actorAbove(own.name) ?? held(own.name)) !== undefined) return [];
     if (level.split('.').some((p) => nameWords(p).some((w) => ACTING_WORDS.has(w)))) return [];
     return isPersonRecord(fields, level) ? [{ own, record: level === '' ? 'the payload' : level }] : [];
   });
@@ -169,11 +174,54 @@ export function personRecordOwnIdQuestion(
     why: `the own id of ${record}, a record of a person (a name beside contact details, no money)`,
   }));
   const one = ids.length === 1 ? ids[0] : undefined;
-  return askColumns(base, 'user_id', options, one !== undefined, {
-    ask: one
-      ? `Is ${one.own.name} the person's id? ${one.record} holds a person's name and contact details, and this is its own id, but nothing names it as the person's.`
-      : "Is one of these the person's id? Each is the own id of a record of a person, and nothing says which is the event's.",
+  // Taken as the event's id, it keeps that target: the page offers it as the person's too, none preselected.
+  const asEvent = one !== undefined && event.has(one.own.name);
+  return askColumns(base, 'user_id', options, one !== undefined && !asEvent, {
+    ask: asEvent
+      ? `Is ${one.own.name} the person's id too? ${one.record} holds a person's name and contact details, and this, its own id, is taken as the event's id: the record the event is about is the person.`
+      : one
+        ? `Is ${one.own.name} the person's id? ${one.record} holds a person's name and contact details, and this is its own id, but nothing names it as the person's.`
+        : "Is one of these the person's id? Each is the own id of a record of a person, and nothing says which is the event's.",
     taken: "the own id of a record of a person, no other id being the person's: asked above, preselected",
-    none: 'several records of people, and nothing says which is the person the event is about',
+    none: asEvent
+      ? "taken as the event's id: a column is mapped once, so the page asks before it is the person's"
+      : 'several records of people, and nothing says which is the person the event is about',
   });
+}
+
+/**
+ * The person's record as what the event is about (docs/creator-inference.md, "The person record
+ * as the event's subject"): a payload with no id of its own, nothing taken or asked as the event's
+ * id, that carries a person's record whole (`subscriber: { id, first_name, email }`) whose own
+ * plain id is taken as the person's, is about that record (a subscriber activated, an account to
+ * confirm). Its id tells one such event from another as far as anything does, but a later event
+ * about the same person shares it, so the page offers it as the event's id with no answer
+ * preselected; it keeps the person's id until the person picks.
+ */
+export function personRecordEventIdQuestion(
+  base: readonly Guess[],
+  fields: readonly InferredField[],
+  questions: readonly Question[],
+): Question | undefined {
+  if (base.some((g) => g.target === 'event_id')) return undefined;
+  if (questions.some((q) => (q.field ?? q.target) === 'event_id')) return undefined;
+  const own = base.find(
+    (g) =>
+      PERSON_ID.has(g.target) &&
+      PLAIN_ID.test(leafOf(g.column)) &&
+      levelOf(g.column) !== '' &&
+      isPersonRecord(fields, levelOf(g.column)),
+  );
+  if (!own) return undefined;
+  const record = levelOf(own.column);
+  return {
+    target: 'event_id',
+    ask: `Is ${own.column} the event's own id? The payload has no id of its own and carries ${record}, a person's record, whole: its id is the person's, and a later event about the same person shares it.`,
+    options: [
+      { column: own.column, why: `the own id of ${record}, the person's record the payload carries` },
+    ],
+    noneGuessed: {
+      why: `it is the person's id: a second event about the same person would fold into the first`,
+    },
+  };
 }

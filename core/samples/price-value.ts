@@ -82,3 +82,41 @@ export function priceBesideCurrency<C extends PriceGuess>(
     })),
   });
 }
+
+/**
+ * Of several amounts asked about, the one beside a currency code (docs/creator-inference.md, "An
+ * amount beside its currency"): when the value's guess has no currency code in its own object and
+ * exactly one rival the question offers has (`sale.amount` beside `sale.currency`, over a link's
+ * running `saleAmount`), the money the event is about is the one its currency is written beside.
+ * That rival becomes the guess and the question's first, preselected option; the old guess is kept
+ * under its own name and still offered. Rewrites `base` and the question in place; nothing when
+ * the guess has a currency beside it, or none or several rivals have.
+ */
+export function valueBesideCurrency<G extends RuleGuess>(
+  fields: readonly InferredField[],
+  base: G[],
+  question: Question,
+  ownName: (column: string) => string,
+): Question {
+  const [chosen, ...rivals] = question.options;
+  if (!chosen || currencyBeside(fields, chosen.column) >= 0) return question;
+  const beside = rivals.filter((o) => currencyBeside(fields, o.column) >= 0);
+  const rival = beside.length === 1 ? beside[0] : undefined;
+  const from = base.findIndex((g) => g.column === chosen.column);
+  const to = base.findIndex((g) => g.column === rival?.column);
+  const was = base[from];
+  const now = base[to];
+  if (!rival || !was || !now || now.target !== 'event_data') return question;
+  const currency = fields[currencyBeside(fields, rival.column)]?.name;
+  const why = `named like an amount, beside the currency ${currency}; ${chosen.column} has no currency beside it`;
+  base[to] = { ...now, field: 'value', why: `event field: ${why}; asked above, preselected` };
+  base[from] = {
+    ...was,
+    field: ownName(was.column),
+    why: `event field: the value went to ${rival.column}, the amount beside a currency; asked above`,
+  };
+  return {
+    ...question,
+    options: [{ column: rival.column, why }, ...question.options.filter((o) => o !== rival)],
+  };
+}

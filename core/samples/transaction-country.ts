@@ -9,7 +9,9 @@
  * `shipping_country`), or on a record that is itself the person (person-record.ts), still is.
  * Likewise a phone number's country (`phone_country`, `mobileCountryCode`, `phone.country`): it is
  * the region the number was issued in, its calling code, named for the number, not for where the
- * person lives, even in the person's contact object: asked the same way. Pure.
+ * person lives, even in the person's contact object: asked the same way. And a country of a record
+ * that only refers to the person (the person's id beside it taken from `userId`, not the record's
+ * own `id`: a session, a login, a device) is that record's: asked the same way. Pure.
  */
 
 import { nameWords } from './names.ts';
@@ -17,6 +19,7 @@ import { partyOf } from './party.ts';
 import { holdsMoney, isPersonRecord, levelOf } from './person-record.ts';
 import type { Question } from './questions.ts';
 import type { RuleGuess as Guess } from './rule-guess.ts';
+import { PLAIN_ID } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
 import { dataFieldName } from './suggest.ts';
 
@@ -97,6 +100,46 @@ export function transactionCountry(fields: readonly InferredField[], column: str
     : undefined;
 }
 
+/** The person's own details: filled beside a country, they make the record the person's. */
+const DETAIL_TARGETS = new Set(['user.email', 'user.phone', 'user.first_name', 'user.last_name']);
+
+/**
+ * Why a country column is the field of a record that refers to the person and is not the person,
+ * or undefined: beside it at its own level the person's id was taken from a reference
+ * (`userId`, `customer_id`), not the record's own plain `id`, so the record is something else the
+ * person did or owns (a session, a login, a device), and its country is that record's (where the
+ * session's address was placed), not the person's address. A place's word on its path, the
+ * person's party, a record that is itself the person, or the person's e-mail, phone or name filled
+ * beside it unasked keeps the country theirs.
+ */
+export function referringRecordCountry(
+  fields: readonly InferredField[],
+  base: readonly Guess[],
+  questions: readonly Question[],
+  column: string,
+): string | undefined {
+  const words = column.split('.').flatMap((p) => nameWords(p));
+  if (words.some((w) => PLACE_WORDS.has(w)) || partyOf(column)?.party === 'person') return undefined;
+  const level = levelOf(column);
+  if (isPersonRecord(fields, level)) return undefined;
+  const ref = base.find(
+    (g) =>
+      (g.target === 'user_id' || g.target === 'user.external_id') &&
+      levelOf(g.column) === level &&
+      !PLAIN_ID.test(g.column.slice(g.column.lastIndexOf('.') + 1)),
+  );
+  if (!ref) return undefined;
+  // The person's e-mail, phone or name filled at the same level, unasked: the record carries the
+  // person's own details (a sign-up form's), and its country is theirs too.
+  const offered = new Set(questions.flatMap((q) => q.options.map((o) => o.column)));
+  const detail = base.find(
+    (g) => DETAIL_TARGETS.has(g.target) && levelOf(g.column) === level && !offered.has(g.column),
+  );
+  if (detail) return undefined;
+  const record = level === '' ? 'the payload' : level;
+  return `a field of ${record}, which names the person only by the reference ${ref.column}: a record about the person (a session, a login, a device), not the person's address`;
+}
+
 /**
  * The rule applied to the guesses, in place: the person's country taken from a transaction's
  * field, and not yet asked about, is kept as an event field, and its question (none preselected)
@@ -111,9 +154,14 @@ export function transactionCountryQuestion(
   const taken = base[at];
   if (!taken || questions.some((q) => q.options.some((o) => o.column === taken.column))) return;
   const phone = phoneCountry(taken.column);
-  const why = phone ?? transactionCountry(fields, taken.column);
+  const transaction = phone ? undefined : transactionCountry(fields, taken.column);
+  const why = phone ?? transaction ?? referringRecordCountry(fields, base, questions, taken.column);
   if (!why) return;
-  const what = phone ? 'the country of the number' : 'the country of the payment or the card';
+  const what = phone
+    ? 'the country of the number'
+    : transaction
+      ? 'the country of the payment or the card'
+      : "the record's country";
   base[at] = {
     column: taken.column,
     target: 'event_data',

@@ -230,12 +230,17 @@ describe('samples: how sure each guess is shown', () => {
 
   it('is sure of a column always empty (skipped), and never calls it personal', () => {
     const g = guess([
-      { email: null, id: 'a' },
-      { email: null, id: 'b' },
+      { email: null, note: null, id: 'a' },
+      { email: null, note: null, id: 'b' },
     ]);
     assert.deepEqual(
-      [column(g, 'email')?.target, column(g, 'email')?.confidence, column(g, 'email')?.personal],
+      [column(g, 'note')?.target, column(g, 'note')?.confidence, column(g, 'note')?.personal],
       ['skip', 0.9, undefined],
+    );
+    // One named for the person's e-mail is still left out, but asked about (empty-detail.ts).
+    assert.deepEqual(
+      [column(g, 'email')?.target, column(g, 'email')?.confidence, column(g, 'email')?.personal],
+      ['skip', 0.5, undefined],
     );
   });
 
