@@ -17,6 +17,10 @@ export type PageGuesses = ReturnType<typeof read>['guesses'];
 /** The page's guesses on `body`. */
 export const guesses = (body: unknown): PageGuesses => read(body).guesses;
 
+/** The page's question about an event field (`value`, `currency`…), or undefined when it asks none. */
+export const fieldQuestion = (g: PageGuesses, field: string) =>
+  g.questions.find((q) => q.target === 'event_data' && q.field === field);
+
 /** Where the page puts `column`, or undefined when it has no guess for it. */
 export const targetOf = (g: PageGuesses, column: string) =>
   g.columns.find((c) => c.column === column)?.target;

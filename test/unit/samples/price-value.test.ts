@@ -6,14 +6,9 @@
  * price with no currency beside it, or a price beside a named amount is left as it was.
  */
 import assert from 'node:assert/strict';
-import { guessChoices, inferFields, parseSample } from '../../../core/samples/index.ts';
+import { fieldQuestion, guesses as guess, type PageGuesses } from '../../support/page-steps.ts';
 
-function guess(body: unknown) {
-  const sample = parseSample(JSON.stringify(body));
-  return guessChoices(inferFields(sample), sample.rows);
-}
-const valueQuestion = (g: ReturnType<typeof guess>) =>
-  g.questions.find((q) => q.target === 'event_data' && q.field === 'value');
+const valueQuestion = (g: PageGuesses) => fieldQuestion(g, 'value');
 
 /** A store's payment: what was paid is `payment.price`, in `payment.currency`. */
 const payment = {

@@ -6,14 +6,9 @@
  * its currency beside it, when no rival has one, or when several have.
  */
 import assert from 'node:assert/strict';
-import { guessChoices, inferFields, parseSample } from '../../../core/samples/index.ts';
+import { fieldQuestion, guesses as guess, type PageGuesses } from '../../support/page-steps.ts';
 
-function guess(body: unknown) {
-  const sample = parseSample(JSON.stringify(body));
-  return guessChoices(inferFields(sample), sample.rows);
-}
-const valueQuestion = (g: ReturnType<typeof guess>) =>
-  g.questions.find((q) => q.target === 'event_data' && q.field === 'value');
+const valueQuestion = (g: PageGuesses) => fieldQuestion(g, 'value');
 
 /** A referral sale: the link's running total comes first, the sale's own amount beside its currency. */
 const referral = {
