@@ -8,6 +8,7 @@ import { resolve } from 'node:path';
 import type * as pulumi from '@pulumi/pulumi';
 import { REPO_ROOT } from '../../infra/config.ts';
 import type { Declared, Recorded } from '../../infra/offline.ts';
+import { dependenciesOf as dependsOn } from '../../infra/offline.ts';
 import { type DeclaredVariant, declareVariants } from '../../infra/variants.ts';
 
 export {
@@ -52,6 +53,26 @@ export const SECRET_TYPES = {
 
 export function ofType(recorded: Recorded, type: string): Declared[] {
   return recorded.resources.filter((r) => r.type === type);
+}
+
+/** The urn a declared resource got in the recorded graph. */
+export function urnOf(recorded: Recorded, d: Declared): string {
+  const found = [...recorded.graph.entries()].find(([, r]) => r.name === d.name && r.type === d.type);
+  if (!found) throw new Error(`${d.name} is not in the graph`);
+  return found[0];
+}
+
+/** Whether `forward` (its function or service) is declared to depend on `grant`: code that claims runs after it. */
+export function forwardAfter(recorded: Recorded, grant: Declared): boolean {
+  const fn = [...recorded.graph.entries()].find(
+    ([, r]) =>
+      r.custom &&
+      r.name.endsWith('-forward') &&
+      /Function|Service/.test(r.type) &&
+      r.type.startsWith('gcp:c'),
+  );
+  if (!fn) throw new Error('forward is not declared');
+  return dependsOn(recorded, fn[0]).has(urnOf(recorded, grant));
 }
 
 /** The example (column security, rules, studio lists) and the least settings there are. */
