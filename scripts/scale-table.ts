@@ -1,35 +1,21 @@
-/**
- * docs/scale.md's tables, from core/deploy/cost.ts and core/deploy/bill.ts: the example
- * environment's sizing (environments/example.yaml through plan()), the minimal settings' bill,
- * the CPU per request `npm run bench` measured, and Google's list prices. `npm run scale` prints
- * them; test/unit/deploy/cost.test.ts checks that docs/scale.md holds exactly this output, so
- * the page cannot drift from the model. `npm run scale -- --env <file>` prints the monthly bill
- * of a settings file instead (scripts/scale-bill.ts).
- */
-import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SEND_ONCE_DAYS } from '../core/claims/send-once.ts';
 import {
-  BUILT,
   CLAIM_RETRY_SHARE,
   type ClaimDesign,
   claimCost,
   claimCounts,
   claimStorageCost,
   DEFAULT_STATED_EVENTS_PER_SECOND,
-  type Design,
   EVENTS_PER_BATCH,
   EVENTS_PER_TAG_LOAD,
   MONTH_SECONDS,
   MONTHLY_PRICES,
-  type MonthlyBill,
-  monthlyBill,
   type PubSubTopology,
   pubsubBytesPerEvent,
   pubsubTopologyOf,
   TAG_BYTES,
-  trafficShape,
 } from '../core/deploy/bill.ts';
 import { billingRecommendation } from '../core/deploy/billing-advice.ts';
 import { CATALOG_CPU_SECONDS, CATALOG_FUNCTION } from '../core/deploy/catalog-function.ts';
@@ -69,6 +55,7 @@ import { plan } from '../core/plan.ts';
 import { checkSettings, parseSettings } from '../core/settings.ts';
 import type { Destination, Settings } from '../schemas/settings.ts';
 import { argOf, billsOf, billText, type MonthColumn, monthCells, perMillionBill, usd } from './scale-bill.ts';
+import { BILL_COLUMNS, floorTable } from './scale-floor.ts';
 
 /** `tracing.sample_ratio` unset (core/deploy/bill.ts, trafficShape). */
 const DEFAULT_TRACE_RATIO = 0.01;
@@ -256,7 +243,7 @@ export function scaleTables(): string {
   lines.push('');
   lines.push(pubsubTable());
   lines.push('');
-  lines.push(floorTable());
+  lines.push(floorTable(exampleSettings()));
   const top = ceiling(input);
   lines.push('');
   lines.push(
@@ -418,23 +405,6 @@ function catalogTables(): string {
   );
   return lines.join('\n');
 }
-
-/** The columns of the monthly bills' table: every group of lines the bill has, each its own. */
-const BILL_COLUMNS: readonly MonthColumn[] = [
-  { title: 'gateway', groups: ['gateway'] },
-  { title: 'store', groups: ['store'] },
-  { title: 'forward', groups: ['forward', 'forward-catalog'] },
-  { title: 'schedule', groups: ['schedule'] },
-  { title: 'studio', groups: ['studio'] },
-  { title: 'Pub/Sub', groups: ['pubsub'] },
-  { title: 'BigQuery', groups: ['bigquery'] },
-  { title: 'claims', groups: ['claims'] },
-  { title: 'Cloud Trace', groups: ['trace'] },
-  { title: 'delivery metrics', groups: ['metrics'] },
-  { title: 'load balancer', groups: ['load-balancer'] },
-  { title: 'other', groups: ['other'] },
-  { title: 'free tiers', groups: ['free'] },
-];
 
 /** The monthly bills of the example (as shipped, and with instance-billed store and forward) and of minimal settings. */
 function billTables(): string {
@@ -664,130 +634,6 @@ function pubsubTable(): string {
     '',
     `Pub/Sub at $${PRICES.pubsubPerTib}/TiB of messages published and delivered, at least 1,000 bytes a message (the model's reading; Google's page words the minimum per request, so a batched publish may bill less); ${CLAIM_RETRY_SHARE * 100} % of deliveries pushed again. A topic per destination takes ${cell('filtered', first)} to ${cell('topic-per-destination', first)} a million here; a stack deployed with the shared topic switches with \`deliveries_topology: per_destination\` (docs/deploy.md#deliveries-topology). Batching pays only for small events.`,
   ].join('\n');
-}
-
-/**
- * Every built option that lowers the bill without dropping an event or a delivery: a topic per
- * destination, successful request logs excluded, Cloud Trace and delivery metrics off, no models,
- * and the claim store that costs less at the stated rate (`claims.store`: Bigtable above its
- * break-even, core/deploy/claims-advice.ts), unless `store` names one.
- */
-function floorSettings(example: Settings, store?: 'firestore' | 'bigtable'): Settings {
-  const floor: Settings = {
-    ...example,
-    deliveries_topology: 'per_destination',
-    cost: { ...example.cost, exclude_success_logs: true },
-    tracing: { ...example.tracing, enabled: false },
-    metrics: { ...example.metrics, enabled: false },
-    warehouse: { ...example.warehouse, models: { ...example.warehouse?.models, enabled: false } },
-  };
-  const cheaper = store ?? claimsRecommendation(floor, plan(floor))?.recommended ?? floor.claims?.store;
-  return cheaper === undefined ? floor : { ...floor, claims: { ...floor.claims, store: cheaper } };
-}
-
-const storeName = (s: Settings) => (s.claims?.store === 'bigtable' ? 'Bigtable' : 'Firestore');
-
-const withAllBilled = (s: Settings, billing: Billing): Settings => ({
-  ...s,
-  cost: { ...s.cost, billing: { store: billing, forward: billing, gateway: billing } },
-});
-
-/**
- * The busy month per million events of the example at its stated rate, per billing, line group by
- * line group: as shipped, the floor with every built option (its claim store the cheaper at the
- * stated rate), the floor with the claims in Firestore (the default store), and the designs
- * modelled (claims per batch, in either store); then #97's goal at the recommended billing and the
- * line that stops it.
- */
-function floorTable(): string {
-  const example = exampleSettings();
-  const busy = (settings: Settings, design: Design) => {
-    const p = plan(settings);
-    return perMillionBill(monthlyBill(p, 'busy', trafficShape(settings, p.destinations.length), design));
-  };
-  const rows: readonly [string, Settings, Design][] = [
-    ['As shipped (the example’s settings)', example, BUILT],
-    [
-      `**The floor, every built option** (claims in ${storeName(floorSettings(example))})`,
-      floorSettings(example),
-      BUILT,
-    ],
-    ['Built: the floor, claims in Firestore (the default store)', floorSettings(example, 'firestore'), BUILT],
-    [
-      `Modelled: the floor, claims per batch (${EVENTS_PER_BATCH} events) in Firestore`,
-      floorSettings(example, 'firestore'),
-      { claims: 'per-batch' },
-    ],
-    [
-      'Modelled: the floor, claims per batch in Bigtable',
-      floorSettings(example, 'bigtable'),
-      { claims: 'per-batch' },
-    ],
-  ];
-  const recommended: Billing = billingRecommendation(example, plan(example)) ? 'instance' : 'request';
-  const rate = trafficShape(example, 4).eventsPerSecond.toLocaleString('en-US');
-  const lines = [
-    `| Busy per million events, the example at its stated ${rate} events/s (the bill, free tiers off) | billing | total | ${BILL_COLUMNS.map((c) => c.title).join(' | ')} |`,
-    `| --- | --- | ---: | ${BILL_COLUMNS.map(() => '---:').join(' | ')} |`,
-  ];
-  const totals = new Map<string, MonthlyBill>();
-  for (const [name, settings, design] of rows)
-    for (const billing of ['request', 'instance'] as const) {
-      const b = busy(withAllBilled(settings, billing), design);
-      totals.set(`${name}/${billing}`, b);
-      const mark = billing === recommended ? ' (recommended)' : '';
-      lines.push(
-        `| ${name} | ${billing}-based${mark} | **${usd(b.total)}** | ${monthCells(b, BILL_COLUMNS).join(' | ')} |`,
-      );
-    }
-  const at = (row: number, billing: Billing) =>
-    totals.get(`${rows[row]?.[0]}/${billing}`) ?? assert.fail('no such row');
-  const biggest = (b: MonthlyBill) => {
-    const byColumn = BILL_COLUMNS.filter((c) => c.groups !== 'rest' && !c.groups.includes('free')).map(
-      (c) => ({
-        title: c.title,
-        usd: b.items
-          .filter((i) => (c.groups as readonly string[]).includes(i.group))
-          .reduce((n, i) => n + i.monthly, 0),
-      }),
-    );
-    return byColumn.reduce((x, y) => (y.usd > x.usd ? y : x));
-  };
-  const GOAL = 0.5;
-  const verdict = (b: MonthlyBill) => {
-    const top = biggest(b);
-    return b.total <= GOAL
-      ? `met ($${b.total.toFixed(2)})`
-      : `not met: $${b.total.toFixed(2)}, $${(b.total - GOAL).toFixed(2)} over; the line that stops it is ${top.title}, $${top.usd.toFixed(2)} a million (without it, $${(b.total - top.usd).toFixed(2)})`;
-  };
-  const best = rows.length - 1;
-  // The lowest rate (to 100 events/s, up to 20,000) at which a row's design meets the goal. Every
-  // rate is tried: a capacity store's nodes come in steps, so the cost a million is not monotone.
-  const metFrom = (row: number): number => {
-    const [, settings, design] = rows[row] ?? assert.fail('no such row');
-    const s = withAllBilled(settings, recommended);
-    const p = plan(s);
-    for (let eventsPerSecond = 100; eventsPerSecond <= 20_000; eventsPerSecond += 100) {
-      const shape = trafficShape(s, p.destinations.length, { eventsPerSecond });
-      if (perMillionBill(monthlyBill(p, 'busy', shape, design)).total <= GOAL) return eventsPerSecond;
-    }
-    return Number.POSITIVE_INFINITY;
-  };
-  const from = (row: number) => {
-    const high = metFrom(row);
-    return Number.isFinite(high)
-      ? `it is met from about ${high.toLocaleString('en-US')} events/s, where what is billed whole (the node, the instances) is shared by more events`
-      : 'no rate up to 20,000 events/s meets it';
-  };
-  lines.push('');
-  lines.push(
-    `The floor per billing, every built option: request-based $${at(1, 'request').total.toFixed(2)}, instance-based $${at(1, 'instance').total.toFixed(2)} per million; with every design modelled here (claims per batch in Bigtable), $${at(best, 'request').total.toFixed(2)} and $${at(best, 'instance').total.toFixed(2)}. The built options: a topic per destination, successful request logs excluded, Cloud Trace, delivery metrics and the models off, the claims in the store that costs less at this rate (${storeName(rows[1]?.[1] ?? example)}); nothing an event or a delivery needs.`,
-  );
-  lines.push('');
-  lines.push(
-    `#97's goal, busy ≤ $${GOAL.toFixed(2)} per million at the recommended billing (${recommended}-based at ${rate} events/s). With every built option: ${verdict(at(1, recommended))}; ${from(1)}. With every design modelled: ${verdict(at(best, recommended))}; ${from(best)}.`,
-  );
-  return lines.join('\n');
 }
 
 if (import.meta.main) {
