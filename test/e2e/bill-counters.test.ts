@@ -16,7 +16,7 @@
  * the data API calls the Bigtable twin answered on the claims table (its own count,
  * emulators/bigtable/calls.ts) against `claimCounts` as bigtableMonth prices them (a
  * CheckAndMutateRow a claim write, a ReadRows a read, their row operations), no Firestore claim
- * document written.
+ * document written, and the stored size of a claim row against BIGTABLE_ROW_BYTES.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
@@ -28,7 +28,7 @@ import {
   pubsubBytesPerEvent,
   pubsubTopologyOf,
 } from '../../core/deploy/bill.ts';
-import { bigtableRowOperations } from '../../core/deploy/claim-stores.ts';
+import { BIGTABLE_ROW_BYTES, bigtableRowOperations } from '../../core/deploy/claim-stores.ts';
 import { PRICES } from '../../core/deploy/cost.ts';
 import { plan } from '../../core/plan.ts';
 import { readCallCounts } from '../../emulators/bigtable/calls.ts';
@@ -212,6 +212,31 @@ describe('end to end: the operations the bill prices are the ones the twins saw'
   });
 });
 
+/**
+ * A claim row's stored bytes as we read Bigtable's storage pricing (cloud.google.com/bigtable/
+ * pricing, "Storage": the physical size of Bigtable's internal representation on disk, which it
+ * compresses and compacts; no formula per cell is published): each cell is kept with its whole
+ * coordinates, as in the sorted files of the Bigtable paper, so a cell is its row key, family,
+ * qualifier, 8-byte timestamp and value. Compression would make it smaller, the files' own index
+ * and block overhead larger; neither is counted.
+ */
+function storedRowBytes(key: string, data: Record<string, Record<string, { value: Buffer }[]>>): number {
+  let bytes = 0;
+  for (const [family, columns] of Object.entries(data))
+    for (const [qualifier, cells] of Object.entries(columns))
+      for (const cell of cells)
+        bytes +=
+          Buffer.byteLength(key) +
+          Buffer.byteLength(family) +
+          Buffer.byteLength(qualifier) +
+          8 +
+          cell.value.length;
+  return bytes;
+}
+
+/** How far the measured bytes of a claim row may be from BIGTABLE_ROW_BYTES (a share of it). */
+const ROW_BYTES_MARGIN = 0.1;
+
 describe('end to end: the Bigtable claim calls the bill prices are the ones the twin answered', function () {
   this.timeout(300_000);
   let local: StartedLocal | undefined;
@@ -227,7 +252,7 @@ describe('end to end: the Bigtable claim calls the bill prices are the ones the 
   });
   after(() => stopLocal(local?.child, local?.dataDir ?? ''));
 
-  it('answers a CheckAndMutateRow a claim write and no read, and writes no Firestore claim', async () => {
+  it('answers a CheckAndMutateRow a claim write and no read, writes no Firestore claim, and keeps rows of the size the bill stores', async () => {
     if (!local) throw new Error('no local environment');
     const dataDir = local.dataDir;
     const settings = JSON.parse(readFileSync(join(dataDir, 'settings.json'), 'utf8')) as Settings;
@@ -277,5 +302,45 @@ describe('end to end: the Bigtable claim calls the bill prices are the ones the 
         0,
         `Firestore ${group} written`,
       );
+
+    // The claim rows of this run's events, read from the twin, and their stored size.
+    const record = JSON.parse(readFileSync(join(dataDir, 'environment.json'), 'utf8')) as {
+      bigtableHost?: string;
+    };
+    assert.ok(record.bigtableHost, 'the environment records its Bigtable twin');
+    process.env['METADATA_SERVER_DETECTION'] = 'none';
+    const { Bigtable } = await import('@google-cloud/bigtable');
+    const client = new Bigtable({
+      projectId: 'local-project',
+      apiEndpoint: record.bigtableHost,
+      metricsEnabled: false,
+    });
+    /** Stored bytes of each claim row, by its space (the key's prefix). */
+    const bySpace = new Map<string, number[]>();
+    try {
+      const [rows] = await client.instance(bt.instance).table(bt.table).getRows({ decode: false });
+      for (const r of rows) {
+        const key = String(r.id);
+        const space = key.split('#')[0] ?? '';
+        const data = r.data as Record<string, Record<string, { value: Buffer }[]>>;
+        bySpace.set(space, [...(bySpace.get(space) ?? []), storedRowBytes(key, data)]);
+      }
+    } finally {
+      await client.close();
+    }
+    // Every claim of the run is a row: an identity an event, a settled record a delivery.
+    assert.equal(bySpace.get('identities')?.length, EVENTS);
+    assert.equal(bySpace.get('sends')?.length, deliveries);
+    const sizes = [...bySpace.values()].flat();
+    assert.equal(sizes.length, model.documents, [...bySpace.keys()].join());
+    const mean = sizes.reduce((a, b) => a + b, 0) / sizes.length;
+    const range = (xs: readonly number[] = []) => `${Math.min(...xs)}–${Math.max(...xs)}`;
+    console.log(
+      `      claim rows stored: identities ${range(bySpace.get('identities'))} bytes, sends ${range(bySpace.get('sends'))}, mean ${mean.toFixed(1)} (BIGTABLE_ROW_BYTES ${BIGTABLE_ROW_BYTES})`,
+    );
+    assert.ok(
+      Math.abs(mean - BIGTABLE_ROW_BYTES) <= ROW_BYTES_MARGIN * BIGTABLE_ROW_BYTES,
+      `a claim row stores ${mean.toFixed(1)} bytes; the bill prices ${BIGTABLE_ROW_BYTES} (±${ROW_BYTES_MARGIN * 100} %)`,
+    );
   });
 });
