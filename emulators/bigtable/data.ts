@@ -3,9 +3,11 @@
  * ReadModifyWriteRow, SampleRowKeys and PingAndWarm. A row's check and its mutation happen in one
  * turn of the event loop (the state applies a record before it awaits the disk), so each is
  * atomic per row, as in Bigtable. Change streams, SQL queries, authorized and materialized
- * views are refused as UNIMPLEMENTED (grpc-js answers the methods left out).
+ * views are refused as UNIMPLEMENTED (grpc-js answers the methods left out). Each call answered is
+ * counted, with the rows it read and mutated (calls.ts).
  */
 import { status } from '@grpc/grpc-js';
+import type { CallCounter } from './calls.ts';
 import { grpcError, invalid, unsupported } from './errors.ts';
 import { compileFilter, type Filter, type ReadCell } from './filters.ts';
 import { checkMutationCount, checkQualifier, checkRowKey, checkValue, LIMITS } from './limits.ts';
@@ -86,7 +88,7 @@ function chunksOf(key: string, cells: readonly ReadCell[]): Obj[] {
  * Rows are read as the scan reaches them, a batch at a time, waiting while the caller's stream is
  * full: as in Bigtable, a row is read whole, but the rows of one scan are not one snapshot.
  */
-async function readRows(state: BigtableState, req: Obj, send: Send): Promise<void> {
+async function readRows(state: BigtableState, req: Obj, send: Send, calls?: CallCounter): Promise<void> {
   const table = tableOf(state, req);
   const filter: Filter = compileFilter(req['filter'] as Obj | undefined);
   const limit = Number(req['rowsLimit'] ?? 0);
@@ -107,9 +109,10 @@ async function readRows(state: BigtableState, req: Obj, send: Send): Promise<voi
     }
   }
   if (batch.length) await send({ chunks: batch });
+  calls?.count(table.name, 'ReadRows', { read: sent });
 }
 
-async function mutateRows(state: BigtableState, req: Obj, send: Send): Promise<void> {
+async function mutateRows(state: BigtableState, req: Obj, send: Send, calls?: CallCounter): Promise<void> {
   const table = tableOf(state, req);
   const entries = (req['entries'] as Obj[]) ?? [];
   if (entries.length === 0) throw invalid('No entries provided: a MutateRows request needs at least one.');
@@ -132,9 +135,10 @@ async function mutateRows(state: BigtableState, req: Obj, send: Send): Promise<v
   });
   if (rows.length) await state.mutate(table.name, rows);
   await send({ entries: results });
+  calls?.count(table.name, 'MutateRows', { mutated: rows.length });
 }
 
-function checkAndMutate(state: BigtableState, req: Obj): Promise<Obj> {
+function checkAndMutate(state: BigtableState, req: Obj, calls?: CallCounter): Promise<Obj> {
   const table = tableOf(state, req);
   const key = rowKeyOf(req);
   const yes = (req['trueMutations'] as Obj[]) ?? [];
@@ -152,10 +156,13 @@ function checkAndMutate(state: BigtableState, req: Obj): Promise<Obj> {
   const matched = (predicate ? predicate(latin, cells) : cells).length > 0;
   const chosen = matched ? ifTrue : ifFalse;
   const done = chosen.length ? state.mutate(table.name, [[key, chosen]]) : Promise.resolve();
-  return done.then(() => ({ predicateMatched: matched }));
+  return done.then(() => {
+    calls?.count(table.name, 'CheckAndMutateRow', { read: 1, mutated: chosen.length ? 1 : 0 });
+    return { predicateMatched: matched };
+  });
 }
 
-async function readModifyWrite(state: BigtableState, req: Obj): Promise<Obj> {
+async function readModifyWrite(state: BigtableState, req: Obj, calls?: CallCounter): Promise<Obj> {
   const table = tableOf(state, req);
   const key = rowKeyOf(req);
   const rules = (req['rules'] as Obj[]) ?? [];
@@ -202,6 +209,7 @@ async function readModifyWrite(state: BigtableState, req: Obj): Promise<Obj> {
       ),
     ],
   ]);
+  calls?.count(table.name, 'ReadModifyWriteRow', { read: 1, mutated: 1 });
   const families = new Map<string, Obj[]>();
   for (const c of cells)
     families.set(c.family, [
@@ -212,7 +220,7 @@ async function readModifyWrite(state: BigtableState, req: Obj): Promise<Obj> {
 }
 
 /** SampleRowKeys: a key every 64 KiB of data or so, then the table's end (an empty key). */
-async function sampleRowKeys(state: BigtableState, req: Obj, send: Send): Promise<void> {
+async function sampleRowKeys(state: BigtableState, req: Obj, send: Send, calls?: CallCounter): Promise<void> {
   const table = tableOf(state, req);
   const step = 64 * 1024;
   let offset = 0;
@@ -226,27 +234,31 @@ async function sampleRowKeys(state: BigtableState, req: Obj, send: Send): Promis
     }
   }
   await send({ rowKey: Buffer.alloc(0), offsetBytes: String(offset) });
+  calls?.count(table.name, 'SampleRowKeys');
 }
 
-export function dataHandlers(state: BigtableState): Record<string, unknown> {
+/** The data API's handlers; `calls` counts each call answered (calls.ts). */
+export function dataHandlers(state: BigtableState, calls?: CallCounter): Record<string, unknown> {
   return {
-    ReadRows: streaming((req, send) => readRows(state, req, send)),
-    SampleRowKeys: streaming((req, send) => sampleRowKeys(state, req, send)),
+    ReadRows: streaming((req, send) => readRows(state, req, send, calls)),
+    SampleRowKeys: streaming((req, send) => sampleRowKeys(state, req, send, calls)),
     MutateRow: unary(async (req) => {
       const table = tableOf(state, req);
       const key = rowKeyOf(req);
       const muts = (req['mutations'] as Obj[]) ?? [];
       checkMutationCount(muts.length);
       await state.mutate(table.name, [[key, resolveMutations(table, muts)]]);
+      calls?.count(table.name, 'MutateRow', { mutated: 1 });
       return {};
     }),
-    MutateRows: streaming((req, send) => mutateRows(state, req, send)),
-    CheckAndMutateRow: unary((req) => checkAndMutate(state, req)),
-    ReadModifyWriteRow: unary((req) => readModifyWrite(state, req)),
+    MutateRows: streaming((req, send) => mutateRows(state, req, send, calls)),
+    CheckAndMutateRow: unary((req) => checkAndMutate(state, req, calls)),
+    ReadModifyWriteRow: unary((req) => readModifyWrite(state, req, calls)),
     PingAndWarm: unary((req) => {
       const name = req['name'];
       if (typeof name !== 'string' || !/^projects\/[^/]+\/instances\/[^/]+$/.test(name))
         throw invalid(`Invalid instance name: "${String(name ?? '')}"; expected projects/*/instances/*.`);
+      calls?.count(name, 'PingAndWarm');
       return {};
     }),
   };

@@ -21,6 +21,7 @@ import { acquireOwnerLock } from '@eventbus/emulator-common/owner-lock.ts';
 import * as grpc from '@grpc/grpc-js';
 import { BigtableAccess, guarded } from './access.ts';
 import { tableAdminHandlers } from './admin.ts';
+import { CallCounter } from './calls.ts';
 import { dataHandlers } from './data.ts';
 import { LIMITS } from './limits.ts';
 import { loadServices } from './protos.ts';
@@ -58,7 +59,9 @@ export async function startBigtableEmulator(opts: BigtableEmulatorOptions): Prom
   mkdirSync(opts.dataDir, { recursive: true });
   const release = acquireOwnerLock(join(opts.dataDir, 'LOCK'), `data directory ${opts.dataDir}`, 'emulator');
   let state: BigtableState;
+  let calls: CallCounter;
   try {
+    calls = new CallCounter(opts.dataDir);
     state = await BigtableState.open(opts.dataDir, opts.fsync ?? 'always');
     await state.collect();
   } catch (err) {
@@ -72,7 +75,7 @@ export async function startBigtableEmulator(opts: BigtableEmulatorOptions): Prom
     'grpc.max_send_message_length': -1,
     ...(access ? { interceptors: [localPortInterceptor] } : {}),
   });
-  server.addService(services.data, guarded(access, 'data', services.data, dataHandlers(state)));
+  server.addService(services.data, guarded(access, 'data', services.data, dataHandlers(state, calls)));
   server.addService(
     services.tableAdmin,
     guarded(access, 'admin', services.tableAdmin, tableAdminHandlers(state)),
@@ -122,6 +125,7 @@ export async function startBigtableEmulator(opts: BigtableEmulatorOptions): Prom
         await identities?.close();
         server.forceShutdown();
         await collecting.catch(() => 0);
+        calls.flush();
         await state.close();
         release();
       })();
