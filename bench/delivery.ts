@@ -11,6 +11,8 @@
  * BENCH_DELIVERY_DEBUG=1 prints when the warehouse and the ledger saw the first/last rows,
  * and per second of sending: publish → received_at → stored_at → webhook arrival → ledger recorded_at.
  * BENCH_DELIVERY_PROFILE=<dir> writes store's and forward's CPU profiles there.
+ * BENCH_DELIVERY_CLAIMS=bigtable keeps the send-once claims in the Bigtable twin (`claims.store`)
+ * instead of Firestore's, the default: the CPU per event then names the twin that holds them.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,6 +39,7 @@ const profiled =
     return dir ? { ...spec, args: ['--cpu-prof', `--cpu-prof-dir=${dir}`, ...spec.args] } : spec;
   };
 const RATE = Number(env['BENCH_DELIVERY_RATE'] ?? 1000);
+const CLAIMS = env['BENCH_DELIVERY_CLAIMS'] === 'bigtable' ? 'bigtable' : 'firestore';
 const SECONDS = Number(env['BENCH_DELIVERY_SECONDS'] ?? 10);
 const DRAIN_MS = 30_000;
 /**
@@ -68,7 +71,7 @@ async function drain(sent: Map<string, number>, arrived: Map<string, number>, pr
 }
 
 export const suite: BenchSuite = {
-  name: `delivery: publish → store → forward → webhook (${RATE} events/s for ${SECONDS} s, one destination)`,
+  name: `delivery: publish → store → forward → webhook (${RATE} events/s for ${SECONDS} s, one destination${CLAIMS === 'bigtable' ? ', claims in Bigtable' : ''})`,
   async run({ quick }): Promise<BenchFigure[]> {
     // Quick mode: a few hundred events, no warm-up (that the path works, not its speed).
     const { rate, seconds, warmup } = quick
@@ -89,7 +92,10 @@ export const suite: BenchSuite = {
       seenWall.set(eventId, Date.now());
     });
     const receiverPort = receiver.port;
-    const settings = webhookSettings(destination);
+    const settings = {
+      ...webhookSettings(destination),
+      ...(CLAIMS === 'bigtable' ? { claims: { store: 'bigtable' as const } } : {}),
+    };
     let environment: LocalEnvironment | undefined;
     try {
       environment = await startEnvironment({
