@@ -25,6 +25,7 @@ import { envelopeIdQuestion } from './envelope-id.ts';
 import { chooseEventName, type EventNameGuess } from './event-name.ts';
 import { identityEvidence, leafSide, personObjectId } from './evidence.ts';
 import { listCount } from './list-count.ts';
+import { unnamedEventIdQuestion } from './named-event-id.ts';
 import { fieldName, nameWords } from './names.ts';
 import { deliveredIdQuestion, namedForAnotherRecord, ownIdQuestion } from './own-id.ts';
 import { heldByBusiness, partyRole, unclaimedDetailQuestions } from './party.ts';
@@ -427,6 +428,8 @@ export function guessChoices(
   const envelopeAsk = idQuestion
     ? undefined
     : (envelopeIdQuestion(fields, rows, base) ?? subjectIdQuestion(fields, rows, base));
+  // Asked of a record's body that names no event: no other record's id is then preselected.
+  const unnamedAsk = idQuestion || envelopeAsk ? undefined : unnamedEventIdQuestion(fields, rows, base);
   const direction = directionOf(fields);
   const roles = fields.map((f) => partyRole(f.name, typeOf, direction));
   personIdFromObject(fields, base, typeOf);
@@ -441,7 +444,8 @@ export function guessChoices(
   }));
   const questions = questionsFor(asQuestions);
   if (idQuestion) questions.push(idQuestion);
-  if (envelopeAsk) questions.push(envelopeAsk);
+  const topIdAsk = envelopeAsk ?? unnamedAsk;
+  if (topIdAsk) questions.push(topIdAsk);
   if (recordQuestion) questions.push(recordQuestion);
   const batchQuestion = idQuestion ? undefined : batchIdQuestion(fields, base);
   if (batchQuestion) questions.push(batchQuestion);
@@ -449,8 +453,9 @@ export function guessChoices(
   if (deliveredQuestion) questions.push(deliveredQuestion);
   const referenceQuestion = requestReferenceQuestion(fields, rows, base);
   if (referenceQuestion) questions.push(referenceQuestion);
-  const recordIdAsk =
-    recordIdQuestion(base, fields, rows) ?? resourceIdQuestion(base, fields, rows, questions);
+  const recordIdAsk = unnamedAsk
+    ? undefined
+    : (recordIdQuestion(base, fields, rows) ?? resourceIdQuestion(base, fields, rows, questions));
   if (recordIdAsk) questions.push(recordIdAsk);
   questions.push(...actorAsks);
   // The columns the questions so far offer: each later rule leaves them alone.
