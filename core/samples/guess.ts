@@ -25,7 +25,7 @@ import { envelopeIdQuestion } from './envelope-id.ts';
 import { chooseEventName, type EventNameGuess } from './event-name.ts';
 import { identityEvidence, leafSide, personObjectId } from './evidence.ts';
 import { listCount } from './list-count.ts';
-import { unnamedEventIdQuestion } from './named-event-id.ts';
+import { envelopeNamedIdQuestion, unnamedEventIdQuestion } from './named-event-id.ts';
 import { fieldName, nameWords } from './names.ts';
 import { deliveredIdQuestion, namedForAnotherRecord, ownIdQuestion } from './own-id.ts';
 import { heldByBusiness, partyRole, unclaimedDetailQuestions } from './party.ts';
@@ -457,6 +457,8 @@ export function guessChoices(
     ? undefined
     : (recordIdQuestion(base, fields, rows) ?? resourceIdQuestion(base, fields, rows, questions));
   if (recordIdAsk) questions.push(recordIdAsk);
+  const namedIdAsk = envelopeNamedIdQuestion(fields, rows, base, questions);
+  if (namedIdAsk) questions.push(namedIdAsk);
   questions.push(...actorAsks);
   // The columns the questions so far offer: each later rule leaves them alone.
   const offered = () => new Set(questions.flatMap((q) => q.options.map((o) => o.column)));

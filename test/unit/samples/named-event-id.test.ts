@@ -73,3 +73,58 @@ describe('the creator: an event id in a record that names no event', () => {
     assert.deepEqual(filled(body), ['event_id']);
   });
 });
+
+describe('the creator: an envelope’s named event id beside its record’s own id', () => {
+  /** An investment platform's envelope: its eventId may be one delivery's. */
+  const created = {
+    eventId: 'wde_3b7c1f0a9d2e',
+    eventType: 'subscription.created',
+    occurredAt: '2026-11-02T09:00:00Z',
+    data: { subscriptionSlug: 'sub_q1w2e3', investorId: 'psn_77', status: 'pending' },
+  };
+
+  it('asks, the named id preselected, where it used to fill it without a question', () => {
+    assert.deepEqual(filled(created), ['eventId']);
+    const q = idQuestion(created);
+    assert.equal(q?.noneGuessed, undefined);
+    assert.deepEqual(
+      q?.options.map((o) => o.column),
+      ['eventId', 'data.subscriptionSlug'],
+    );
+  });
+
+  it('offers a wrapped record’s plain id beside a snake-case event_id', () => {
+    const body = {
+      event_id: '0b6f1a2c-7d3e-4f5a-8b9c-0d1e2f3a4b5c',
+      type: 'payment.updated',
+      created_at: '2026-11-02T09:00:00Z',
+      data: { id: 'pay_551', amount: 1200, currency: 'EUR' },
+    };
+    assert.deepEqual(
+      idQuestion(body)?.options.map((o) => o.column),
+      ['event_id', 'data.id'],
+    );
+  });
+
+  it('does not ask when the envelope counts its delivery attempts', () => {
+    const q = idQuestion({ ...created, attempt: 1 });
+    assert.ok(!q?.options.some((o) => o.column === 'data.subscriptionSlug'), JSON.stringify(q));
+    assert.deepEqual(filled({ ...created, attempt: 1 }), ['eventId']);
+  });
+
+  it('does not take the id of another record the type only mentions for the record’s own', () => {
+    const body = {
+      eventId: 'evt_991',
+      eventType: 'FORM_RESPONSE',
+      createdAt: '2026-11-02T09:00:00Z',
+      data: { formId: 'f_12', fields: 'x' },
+    };
+    assert.equal(idQuestion(body), undefined);
+    assert.deepEqual(filled(body), ['eventId']);
+  });
+
+  it('does not ask of an envelope that wraps nothing', () => {
+    const body = { eventId: 'evt_3', eventType: 'user.deleted', occurredAt: '2026-11-02T09:00:00Z' };
+    assert.equal(idQuestion(body), undefined);
+  });
+});
