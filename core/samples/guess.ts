@@ -31,6 +31,7 @@ import { deliveredIdQuestion, namedForAnotherRecord, ownIdQuestion } from './own
 import { heldByBusiness, partyRole, unclaimedDetailQuestions } from './party.ts';
 import { clientOfPerson, partyIdQuestion } from './party-id.ts';
 import { PARTY_TIME_DROP, partyTime } from './party-time.ts';
+import { personEventIdQuestion } from './person-event-id.ts';
 import { lonePersonIdQuestions, personReferenceQuestion } from './person-id-evidence.ts';
 import {
   personRecordEventIdQuestion,
@@ -471,7 +472,9 @@ export function guessChoices(
     personRecordOwnIdQuestion(base, fields, questions) ??
     subjectPersonIdQuestion(base, fields, rows, questions);
   if (partyIdAsk) questions.push(partyIdAsk);
-  const recordEventAsk = personRecordEventIdQuestion(base, fields, questions);
+  const recordEventAsk =
+    personRecordEventIdQuestion(base, fields, questions) ??
+    personEventIdQuestion(base, fields, rows, questions);
   if (recordEventAsk) questions.push(recordEventAsk);
   const emailAsk = unplacedEmailQuestion(base, fields, questions);
   if (emailAsk) questions.push(emailAsk);
