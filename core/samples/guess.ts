@@ -38,6 +38,7 @@ import {
   personRecordIdQuestion,
   personRecordOwnIdQuestion,
 } from './person-record.ts';
+import { personTypeIdQuestion } from './person-type-id.ts';
 import { personalDetail } from './personal.ts';
 import { currencyBeside, priceBesideCurrency, valueBesideCurrency } from './price-value.ts';
 import { type Evidence, evidenceOf, type Question, questionsFor } from './questions.ts';
@@ -470,6 +471,7 @@ export function guessChoices(
   const partyIdAsk =
     partyIdQuestion(base, fields, rows, questions) ??
     personRecordOwnIdQuestion(base, fields, questions) ??
+    personTypeIdQuestion(base, fields, questions) ??
     subjectPersonIdQuestion(base, fields, rows, questions);
   if (partyIdAsk) questions.push(partyIdAsk);
   const recordEventAsk =
