@@ -31,7 +31,6 @@ import { deliveredIdQuestion, namedForAnotherRecord, ownIdQuestion } from './own
 import { heldByBusiness, partyRole, unclaimedDetailQuestions } from './party.ts';
 import { clientOfPerson, partyIdQuestion } from './party-id.ts';
 import { PARTY_TIME_DROP, partyTime } from './party-time.ts';
-import { personEventIdQuestion } from './person-event-id.ts';
 import { lonePersonIdQuestions, personReferenceQuestion } from './person-id-evidence.ts';
 import {
   personRecordEventIdQuestion,
@@ -474,9 +473,7 @@ export function guessChoices(
     personTypeIdQuestion(base, fields, questions) ??
     subjectPersonIdQuestion(base, fields, rows, questions);
   if (partyIdAsk) questions.push(partyIdAsk);
-  const recordEventAsk =
-    personRecordEventIdQuestion(base, fields, questions) ??
-    personEventIdQuestion(base, fields, rows, questions);
+  const recordEventAsk = personRecordEventIdQuestion(base, fields, questions);
   if (recordEventAsk) questions.push(recordEventAsk);
   const emailAsk = unplacedEmailQuestion(base, fields, questions);
   if (emailAsk) questions.push(emailAsk);
