@@ -4,8 +4,8 @@
  * `event_id`, and most often it is the webhook event's; but two kinds of payload leave that open:
  *
  * - a payload that says no event: no column at its top, or in its `meta`, names which event it
- *   is (a `type`, `event`, `topic`, `trigger`), and no envelope object (`data`, `payload`) wraps
- *   a record beneath its top. It is then a record's body, not an event's envelope, and in a
+ *   is (a `type`, `event`, `topic`, `trigger`), and it nests no object (`data`, `payload`,
+ *   `subscriber`): a flat record. It is then a record's body, not an event's envelope, and in a
  *   record `event_id` is as often the id of an event the record belongs to (a show a ticket is
  *   for, a booked meeting) as the webhook's own. The page asks, with no answer preselected,
  *   offering it beside the record's own ids at its level;
@@ -58,14 +58,16 @@ function typeColumn(fields: readonly InferredField[]): InferredField | undefined
   });
 }
 
-/** Whether the payload wraps a record in an envelope object (`data`, `payload`, `object`). */
-const wraps = (fields: readonly InferredField[]) =>
-  fields.some((f) => f.name.includes('.') && WRAPPERS.has(nameWords(f.name.split('.')[0] ?? '').join('')));
+/**
+ * Whether the payload nests an object (`data`, `payload`, or a record it is about, `subscriber`,
+ * `payment`): its top is then an envelope's, and a flat record's body it is not.
+ */
+const nests = (fields: readonly InferredField[]) => fields.some((f) => f.name.includes('.'));
 
 /**
  * The question of a named event id in a payload that names no event (module comment), undefined
- * where the payload names one, wraps a record in an envelope object (`data`, `payload`: its top is
- * then the event's), or the chosen column is no top-level `event_id`. The guess is
+ * where the payload names one, nests an object (`data`, `payload`, `subscriber`: its top is then
+ * an envelope's), or the chosen column is no top-level `event_id`. The guess is
  * rewritten in place as an event field, asked above, nothing preselected.
  */
 export function unnamedEventIdQuestion(
@@ -75,7 +77,7 @@ export function unnamedEventIdQuestion(
 ): Question | undefined {
   const at = base.findIndex((g) => g.target === 'event_id');
   const chosen = base[at];
-  if (!chosen || !namedEventId(chosen.column) || typeColumn(fields) || wraps(fields)) return undefined;
+  if (!chosen || !namedEventId(chosen.column) || typeColumn(fields) || nests(fields)) return undefined;
   const own = base.filter((g) => {
     const f = fields.find((x) => x.name === g.column);
     return (
