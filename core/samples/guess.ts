@@ -470,8 +470,8 @@ export function guessChoices(
   const partyIdAsk =
     partyIdQuestion(base, fields, rows, questions) ??
     personRecordOwnIdQuestion(base, fields, questions) ??
-    personTypeIdQuestion(base, fields, questions) ??
-    subjectPersonIdQuestion(base, fields, rows, questions);
+    subjectPersonIdQuestion(base, fields, rows, questions) ??
+    personTypeIdQuestion(base, fields, questions);
   if (partyIdAsk) questions.push(partyIdAsk);
   const recordEventAsk = personRecordEventIdQuestion(base, fields, questions);
   if (recordEventAsk) questions.push(recordEventAsk);

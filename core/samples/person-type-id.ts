@@ -40,6 +40,8 @@ const PERSON_RECORDS = new Set([
   'attendee',
   'guest',
 ]);
+/** Last words of a type that say what befell the record (`created`, `update`, `new`). */
+const CHANGE = /^(\w+ed|new|add|create|update|delete|remove|change|set|upsert|merge)$/;
 /** Names of the column that says which event a payload is (its type), read as one word. */
 const TYPE_NAMES = new Set([
   'type',
@@ -67,8 +69,12 @@ function personTyped(fields: readonly InferredField[]): string | undefined {
     )
       continue;
     const value = f.examples[0];
-    const word = typeof value === 'string' ? nameWords(value).find((w) => PERSON_RECORDS.has(w)) : undefined;
-    if (word) return word;
+    // The record is the last noun before what befell it (`customer.subscription.created` names a
+    // subscription, not a customer).
+    const words = typeof value === 'string' ? nameWords(value) : [];
+    while (words.length > 1 && CHANGE.test(words.at(-1) ?? '')) words.pop();
+    const word = words.at(-1);
+    if (word && PERSON_RECORDS.has(word)) return word;
   }
   return undefined;
 }

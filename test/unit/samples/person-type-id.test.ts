@@ -15,32 +15,19 @@ const personAsk = (body: unknown) =>
   guess(body).questions.find((q) => q.target === 'user_id' && q.ask.includes("The event's type names"));
 
 describe('the creator: a person’s record the event’s type names', () => {
-  it('offers a customer record’s resource.id as the person’s, none preselected, where it was missed', () => {
-    const body = {
-      id: 'msg-0042',
-      type: 'CustomerEmailChanged',
-      createdAt: '2026-11-02T09:00:00Z',
-      resource: { typeId: 'customer', id: '6f1c2d3e-aaaa-4bbb-8ccc-0d1e2f3a4b5c' },
-    };
-    const q = personAsk(body);
-    assert.deepEqual(
-      q?.options.map((o) => o.column),
-      ['resource.id'],
-    );
-    assert.ok(q?.noneGuessed);
-  });
-
-  it('offers the id of a top-level object named for the contact', () => {
+  it('offers the id of a top-level object named for the contact, none preselected, where it was missed', () => {
     const body = {
       id: 'evt_77',
       type: 'contact.created',
       createTime: '2026-11-02T09:00:00Z',
       contactCreated: { id: 'ct_901', nickname: 'Ada', countryCode: 'GB' },
     };
+    const q = personAsk(body);
     assert.deepEqual(
-      personAsk(body)?.options.map((o) => o.column),
+      q?.options.map((o) => o.column),
       ['contactCreated.id'],
     );
+    assert.ok(q?.noneGuessed);
   });
 
   it('leaves a record the type names as no person’s alone', () => {
@@ -49,6 +36,16 @@ describe('the creator: a person’s record the event’s type names', () => {
       type: 'invoice.created',
       created: '2026-11-02T09:00:00Z',
       data: { id: 'in_1', total: 10, currency: 'EUR' },
+    };
+    assert.equal(personAsk(body), undefined);
+  });
+
+  it('reads the record as the last noun of the type: a customer’s subscription is no person’s', () => {
+    const body = {
+      id: 'evt_80',
+      type: 'customer.subscription.created',
+      created: '2026-11-02T09:00:00Z',
+      data: { id: 'sub_1', status: 'active' },
     };
     assert.equal(personAsk(body), undefined);
   });
