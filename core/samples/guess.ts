@@ -49,6 +49,7 @@ import { roleIdBesideAsked } from './role-id.ts';
 import { directionOf, notARegion, objectTypes, type RoleReading } from './roles.ts';
 import type { RuleGuess } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
+import { standInCurrencyQuestion } from './stand-in-currency.ts';
 import { reportedSteps, stepTimeOf } from './step-time.ts';
 import { subjectIdQuestion, subjectPersonIdQuestion } from './subject-id.ts';
 import { dataFieldName, type MappingSuggestion, type SuggestColumn, suggestMappings } from './suggest.ts';
@@ -519,6 +520,8 @@ export function guessChoices(
   // A currency says what the value is in: without a value, no column is the event's currency.
   const currency = value ? amountGuess(columns, 'currency') : undefined;
   const minorUnits = minorUnitsOffer(fields, value, currency, rows);
+  const currencyAsk = value && !currency ? standInCurrencyQuestion(fields) : undefined;
+  if (currencyAsk) questions.push(currencyAsk);
   return {
     columns,
     ...(eventName ? { eventName } : {}),
