@@ -74,7 +74,7 @@ export function mayBeTheValue(f: InferredField, rows: readonly Record<string, un
 }
 
 /** Words of a sum before discounts, tax and shipping: a value only when no total is there. */
-const PART_SUM = new Set(['subtotal', 'line', 'items', 'item', 'unit', 'net']);
+const PART_SUM = new Set(['subtotal', 'sub', 'line', 'items', 'item', 'unit', 'net']);
 
 /** The word that rules a column out as the event's value (`discount` in `discount_total`), if any. */
 export function notTheValue(column: string): string | undefined {

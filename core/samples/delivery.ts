@@ -174,7 +174,7 @@ export function envelopeEventId(
       f.format !== 'email' &&
       f.format !== 'url' &&
       atEnvelopeTop(f.name) &&
-      EVENT_ID.test((segments(f.name).at(-1) ?? '').replace(/^_+/, '')) &&
+      EVENT_ID.test((segments(f.name).at(-1) ?? '').replace(/^[_$]+/, '')) &&
       everyRowOwn(rows, f.name) &&
       idShaped(rows, f.name),
   )?.name;

@@ -25,6 +25,7 @@ import { envelopeIdQuestion } from './envelope-id.ts';
 import { chooseEventName, type EventNameGuess } from './event-name.ts';
 import { identityEvidence, leafSide, personObjectId } from './evidence.ts';
 import { listCount } from './list-count.ts';
+import { envelopeNamedIdQuestion, unnamedEventIdQuestion } from './named-event-id.ts';
 import { fieldName, nameWords } from './names.ts';
 import { deliveredIdQuestion, namedForAnotherRecord, ownIdQuestion } from './own-id.ts';
 import { heldByBusiness, partyRole, unclaimedDetailQuestions } from './party.ts';
@@ -36,6 +37,7 @@ import {
   personRecordIdQuestion,
   personRecordOwnIdQuestion,
 } from './person-record.ts';
+import { personTypeIdQuestion } from './person-type-id.ts';
 import { personalDetail } from './personal.ts';
 import { currencyBeside, priceBesideCurrency, valueBesideCurrency } from './price-value.ts';
 import { type Evidence, evidenceOf, type Question, questionsFor } from './questions.ts';
@@ -47,6 +49,7 @@ import { roleIdBesideAsked } from './role-id.ts';
 import { directionOf, notARegion, objectTypes, type RoleReading } from './roles.ts';
 import type { RuleGuess } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
+import { standInCurrencyQuestion } from './stand-in-currency.ts';
 import { reportedSteps, stepTimeOf } from './step-time.ts';
 import { subjectIdQuestion, subjectPersonIdQuestion } from './subject-id.ts';
 import { dataFieldName, type MappingSuggestion, type SuggestColumn, suggestMappings } from './suggest.ts';
@@ -427,6 +430,8 @@ export function guessChoices(
   const envelopeAsk = idQuestion
     ? undefined
     : (envelopeIdQuestion(fields, rows, base) ?? subjectIdQuestion(fields, rows, base));
+  // Asked of a record's body that names no event: no other record's id is then preselected.
+  const unnamedAsk = idQuestion || envelopeAsk ? undefined : unnamedEventIdQuestion(fields, rows, base);
   const direction = directionOf(fields);
   const roles = fields.map((f) => partyRole(f.name, typeOf, direction));
   personIdFromObject(fields, base, typeOf);
@@ -441,7 +446,8 @@ export function guessChoices(
   }));
   const questions = questionsFor(asQuestions);
   if (idQuestion) questions.push(idQuestion);
-  if (envelopeAsk) questions.push(envelopeAsk);
+  const topIdAsk = envelopeAsk ?? unnamedAsk;
+  if (topIdAsk) questions.push(topIdAsk);
   if (recordQuestion) questions.push(recordQuestion);
   const batchQuestion = idQuestion ? undefined : batchIdQuestion(fields, base);
   if (batchQuestion) questions.push(batchQuestion);
@@ -449,9 +455,12 @@ export function guessChoices(
   if (deliveredQuestion) questions.push(deliveredQuestion);
   const referenceQuestion = requestReferenceQuestion(fields, rows, base);
   if (referenceQuestion) questions.push(referenceQuestion);
-  const recordIdAsk =
-    recordIdQuestion(base, fields, rows) ?? resourceIdQuestion(base, fields, rows, questions);
+  const recordIdAsk = unnamedAsk
+    ? undefined
+    : (recordIdQuestion(base, fields, rows) ?? resourceIdQuestion(base, fields, rows, questions));
   if (recordIdAsk) questions.push(recordIdAsk);
+  const namedIdAsk = envelopeNamedIdQuestion(fields, rows, base, questions);
+  if (namedIdAsk) questions.push(namedIdAsk);
   questions.push(...actorAsks);
   // The columns the questions so far offer: each later rule leaves them alone.
   const offered = () => new Set(questions.flatMap((q) => q.options.map((o) => o.column)));
@@ -462,7 +471,8 @@ export function guessChoices(
   const partyIdAsk =
     partyIdQuestion(base, fields, rows, questions) ??
     personRecordOwnIdQuestion(base, fields, questions) ??
-    subjectPersonIdQuestion(base, fields, rows, questions);
+    subjectPersonIdQuestion(base, fields, rows, questions) ??
+    personTypeIdQuestion(base, fields, questions);
   if (partyIdAsk) questions.push(partyIdAsk);
   const recordEventAsk = personRecordEventIdQuestion(base, fields, questions);
   if (recordEventAsk) questions.push(recordEventAsk);
@@ -510,6 +520,8 @@ export function guessChoices(
   // A currency says what the value is in: without a value, no column is the event's currency.
   const currency = value ? amountGuess(columns, 'currency') : undefined;
   const minorUnits = minorUnitsOffer(fields, value, currency, rows);
+  const currencyAsk = value && !currency ? standInCurrencyQuestion(fields) : undefined;
+  if (currencyAsk) questions.push(currencyAsk);
   return {
     columns,
     ...(eventName ? { eventName } : {}),

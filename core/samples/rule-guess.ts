@@ -14,4 +14,4 @@ export interface RuleGuess {
 }
 
 /** A record's own id under a plain name (`id`, `_id`, `uuid`), whatever record it sits in. */
-export const PLAIN_ID = /^_*(id|uuid)$/i;
+export const PLAIN_ID = /^[_$]*(id|uuid)$/i;
