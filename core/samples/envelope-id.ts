@@ -53,26 +53,36 @@ function prefixOf(rows: readonly Record<string, unknown>[], column: string): str
   return first !== undefined && words.every((w) => w === first) ? first : undefined;
 }
 
+/**
+ * Whether a column sits where the own id of the record an envelope wraps does, whatever its name:
+ * under one or two wrappers only (`data.…`, `data.object.…`), a string or integer shaped as an id
+ * on every row, and not the envelope's own id on some row.
+ */
+export function wrappedIdShaped(
+  f: InferredField,
+  rows: readonly Record<string, unknown>[],
+  envelope: string,
+): boolean {
+  const parts = f.name.split('.');
+  return (
+    parts.length >= 2 &&
+    parts.length <= 3 &&
+    parts.slice(0, -1).every((p) => WRAPPERS.has(nameWords(p).join(''))) &&
+    f.distinct > 0 &&
+    (f.type === 'string' || f.type === 'integer') &&
+    everyRowOwn(rows, f.name) &&
+    idShaped(rows, f.name) &&
+    rows.some((r) => String(r[f.name]) !== String(r[envelope]))
+  );
+}
+
 /** The own id of the record the envelope wraps: a plain id under wrappers only (`data.id`, `data.object.id`). */
 function wrappedRecordId(
   fields: readonly InferredField[],
   rows: readonly Record<string, unknown>[],
   envelope: string,
 ): InferredField | undefined {
-  return fields.find((f) => {
-    const parts = f.name.split('.');
-    return (
-      parts.length >= 2 &&
-      parts.length <= 3 &&
-      parts.slice(0, -1).every((p) => WRAPPERS.has(nameWords(p).join(''))) &&
-      PLAIN_ID.test(leafOf(f.name)) &&
-      f.distinct > 0 &&
-      (f.type === 'string' || f.type === 'integer') &&
-      everyRowOwn(rows, f.name) &&
-      idShaped(rows, f.name) &&
-      rows.some((r) => String(r[f.name]) !== String(r[envelope]))
-    );
-  });
+  return fields.find((f) => PLAIN_ID.test(leafOf(f.name)) && wrappedIdShaped(f, rows, envelope));
 }
 
 /** Why the envelope's id is the event's, from the module comment's evidence; undefined without any. */

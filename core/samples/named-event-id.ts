@@ -20,9 +20,9 @@
  * guess the first rewrites.
  */
 import { deliveryColumns, everyRowOwn, idShaped } from './delivery.ts';
+import { wrappedIdShaped } from './envelope-id.ts';
 import { nameWords } from './names.ts';
 import type { Question } from './questions.ts';
-import { WRAPPERS } from './roles.ts';
 import { type RuleGuess as Guess, PLAIN_ID } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
 import { dataFieldName } from './suggest.ts';
@@ -127,17 +127,7 @@ function wrappedOwnId(
       (record.length > 0 &&
         OWN_ID_WORDS.has(words.at(-1) ?? '') &&
         words.slice(0, -1).join(' ') === record.join(' '));
-    return (
-      parts.length >= 2 &&
-      parts.length <= 3 &&
-      parts.slice(0, -1).every((p) => WRAPPERS.has(nameWords(p).join(''))) &&
-      named &&
-      f.distinct > 0 &&
-      (f.type === 'string' || f.type === 'integer') &&
-      everyRowOwn(rows, f.name) &&
-      idShaped(rows, f.name) &&
-      rows.some((r) => String(r[f.name]) !== String(r[envelope]))
-    );
+    return named && wrappedIdShaped(f, rows, envelope);
   });
 }
 
