@@ -32,7 +32,7 @@ export const CORPUS = resolve(import.meta.dirname, '../test/fixtures/creator-cor
  * 89426d4a), `held-out-17` (20 vendors, from 5265b837), `held-out-18` (20 vendors, from
  * a34c4b83) and `held-out-19` (20 vendors, from 58e80858), each until 2026-11-28, were held out
  * and are now part of `tuned` (docs/creator-inference.md says what each measured then).
- * `held-out-20` (20 vendors, from 509ea69d) is held out now.
+ * `held-out-20` (20 vendors, from 988a935d) is held out now.
  */
 export const HELD_OUT: string | null = 'held-out-20';
 /**

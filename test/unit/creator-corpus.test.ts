@@ -61,7 +61,7 @@ import { fill } from '../../scripts/docs-markers.ts';
  * once: 3 wrong), the seventeenth (5265b837, pinned by dded6fe7…, measured once: 2 wrong), the
  * eighteenth (a34c4b83, pinned by 8f7c9ebe…, measured once: 3 wrong) and the nineteenth
  * (58e80858, pinned by 3450191f…, measured once: 3 wrong) on 2026-11-28. The twentieth
- * (509ea69d) is held out now, measured once on 2026-11-28: 2 wrong.
+ * (988a935d) is held out now, measured once on 2026-11-28: 2 wrong.
  */
 const HELD_OUT_SHA256: string | null = '0f5fbf7bd44d52ffff68a5b86f931ba9bca826bf37d5a85e8306937382c850d9';
 
