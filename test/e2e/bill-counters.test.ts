@@ -34,6 +34,7 @@ import { plan } from '../../core/plan.ts';
 import { readCallCounts } from '../../emulators/bigtable/calls.ts';
 import { readLog } from '../../emulators/common/append-log.ts';
 import type { Settings } from '../../schemas/settings.ts';
+import { twinBigtable } from '../support/local-bigtable.ts';
 import type { StartedLocal } from '../support/local-start.ts';
 import {
   localBigQuery,
@@ -304,17 +305,7 @@ describe('end to end: the Bigtable claim calls the bill prices are the ones the 
       );
 
     // The claim rows of this run's events, read from the twin, and their stored size.
-    const record = JSON.parse(readFileSync(join(dataDir, 'environment.json'), 'utf8')) as {
-      bigtableHost?: string;
-    };
-    assert.ok(record.bigtableHost, 'the environment records its Bigtable twin');
-    process.env['METADATA_SERVER_DETECTION'] = 'none';
-    const { Bigtable } = await import('@google-cloud/bigtable');
-    const client = new Bigtable({
-      projectId: 'local-project',
-      apiEndpoint: record.bigtableHost,
-      metricsEnabled: false,
-    });
+    const { client } = await twinBigtable(dataDir);
     /** Stored bytes of each claim row, by its space (the key's prefix). */
     const bySpace = new Map<string, number[]>();
     try {

@@ -35,6 +35,7 @@ import { sign } from '../../core/signing/standard-webhooks.ts';
 import { keyedBySignature } from '../../core/translate/signature-header.ts';
 import { putSecret } from '../../local/local-secrets.ts';
 import type { ClaimStoreKind } from '../../schemas/settings-claims.ts';
+import { twinBigtable } from '../support/local-bigtable.ts';
 import {
   addSdkAndStripeSources,
   eventbusIn,
@@ -438,19 +439,7 @@ function sendOnce(store: ClaimStoreKind): void {
 
     if (store === 'bigtable')
       it('the claims are rows of the Bigtable twin, and none of them a document of the Firestore claims database', async () => {
-        const record = JSON.parse(readFileSync(join(dataDir, 'environment.json'), 'utf8')) as {
-          bigtableHost?: string;
-          firestoreHost?: string;
-        };
-        assert.ok(record.bigtableHost, 'the environment records its Bigtable twin');
-        // Google's client reads the twin (as the owner, on its own port); it must not look for a metadata server.
-        process.env['METADATA_SERVER_DETECTION'] = 'none';
-        const { Bigtable } = await import('@google-cloud/bigtable');
-        const client = new Bigtable({
-          projectId: 'local-project',
-          apiEndpoint: record.bigtableHost,
-          metricsEnabled: false,
-        });
+        const { hosts: record, client } = await twinBigtable(dataDir);
         let keys: string[];
         try {
           const [found] = await client.instance(bigtableInstanceId('local')).table(CLAIM_TABLE).getRows();
