@@ -164,6 +164,7 @@ describe('studio catalogue: Segment Action Destinations', function () {
     const why = (await page.locator('#d-unsupported').textContent()) ?? '';
     assert.match(why, /client of its own \(kafkajs\)/);
     assert.doesNotMatch(why, /OAuth/);
+    await page.screenshot({ path: join(ui.shots, 'segment-catalog-unsupported.png'), fullPage: true });
     await page.close();
   });
 
