@@ -79,13 +79,22 @@ export function checkDocumentId(name: string): void {
     throw invalid(`Document id is ${bytes} bytes; a document id is at most ${LIMITS.documentIdBytes} bytes.`);
 }
 
+/**
+ * A document's storage size as Google's "Storage size calculations" page counts it: its name's
+ * size, each field's name and value, and 32 bytes. What the 1 MiB limit below measures, and what
+ * Firestore's storage is billed by (index entries apart).
+ */
+export function documentBytes(name: string, fields: Fields): number {
+  return nameSize(name) + fieldsSize(fields) + 32;
+}
+
 /** Refuses a document over LIMITS.documentBytes or nesting deeper than LIMITS.fieldDepth. */
 export function checkDocument(name: string, fields: Fields): void {
   // The document's own map is the first level: a top-level map field is depth 2.
   const depth = 1 + fieldsDepth(fields);
   if (depth > LIMITS.fieldDepth)
     throw invalid(`Document ${name} nests maps and arrays ${depth} deep; the limit is ${LIMITS.fieldDepth}.`);
-  const size = nameSize(name) + fieldsSize(fields) + 32;
+  const size = documentBytes(name, fields);
   if (size > LIMITS.documentBytes)
     throw invalid(
       `Document ${name} is ${size} bytes, which exceeds the maximum allowed size of ${LIMITS.documentBytes} bytes.`,

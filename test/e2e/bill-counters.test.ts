@@ -5,7 +5,9 @@
  *
  * - Firestore documents written, from the Firestore emulator's write log (each committed write is
  *   one record there, as each is one billed write on Firestore): `identities` and `sends` against
- *   `claimCounts` with no retry share (the run has no retry, copy or replay);
+ *   `claimCounts` with no retry share (the run has no retry, copy or replay), and each claim
+ *   document's stored size (Google's storage-size formula, the twin's `documentBytes`) against
+ *   CLAIM_DOCUMENT_BYTES;
  * - Pub/Sub messages published on each destination's `deliveries-<id>` topic, counted on a
  *   subscription of our own on each made before the events, and the subscriptions that bill each
  *   of them (exactly one a topic), against the delivered rows and `pubsubBytesPerEvent` with the
@@ -23,6 +25,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BigQuery } from '@google-cloud/bigquery';
 import {
+  CLAIM_DOCUMENT_BYTES,
   CLAIM_RETRY_SHARE,
   claimCounts,
   pubsubBytesPerEvent,
@@ -33,6 +36,8 @@ import { PRICES } from '../../core/deploy/cost.ts';
 import { plan } from '../../core/plan.ts';
 import { readCallCounts } from '../../emulators/bigtable/calls.ts';
 import { readLog } from '../../emulators/common/append-log.ts';
+import { documentBytes } from '../../emulators/firestore/limits.ts';
+import type { Fields } from '../../emulators/firestore/values.ts';
 import type { Settings } from '../../schemas/settings.ts';
 import { twinBigtable } from '../support/local-bigtable.ts';
 import type { StartedLocal } from '../support/local-start.ts';
@@ -49,22 +54,36 @@ const EVENTS = 5;
 
 type Delivery = { event_id: string; destination: string; status: string };
 
+type LoggedWrite = { name: string; fields?: Fields; deleted?: true };
+
+/** The writes the Firestore emulator committed, in order, from its log. */
+function firestoreLog(dataDir: string): LoggedWrite[] {
+  const log = join(dataDir, 'firestore', 'firestore.log');
+  if (!existsSync(log)) return [];
+  const out: LoggedWrite[] = [];
+  for (const record of readLog(log).records) {
+    const r = JSON.parse(record.toString('utf8')) as { t: string; writes?: LoggedWrite[] };
+    if (r.t === 'w') out.push(...(r.writes ?? []));
+  }
+  return out;
+}
+
+const groupOf = (name: string): string => {
+  const segs = name.split('/');
+  return segs[segs.length - 2] as string;
+};
+
 /** Writes the Firestore emulator committed, by collection group, from its log. */
 function firestoreWrites(dataDir: string): Map<string, number> {
   const counts = new Map<string, number>();
-  const log = join(dataDir, 'firestore', 'firestore.log');
-  if (!existsSync(log)) return counts;
-  for (const record of readLog(log).records) {
-    const r = JSON.parse(record.toString('utf8')) as { t: string; writes?: { name: string }[] };
-    if (r.t !== 'w') continue;
-    for (const w of r.writes ?? []) {
-      const segs = w.name.split('/');
-      const group = segs[segs.length - 2] as string;
-      counts.set(group, (counts.get(group) ?? 0) + 1);
-    }
-  }
+  for (const w of firestoreLog(dataDir)) counts.set(groupOf(w.name), (counts.get(groupOf(w.name)) ?? 0) + 1);
   return counts;
 }
+
+/** How far the measured size of a claim document may be from CLAIM_DOCUMENT_BYTES (a share of it). */
+const DOCUMENT_BYTES_MARGIN = 0.1;
+/** The smallest and largest of some sizes, as `min–max`. */
+const span = (xs: readonly number[]) => `${Math.min(...xs)}–${Math.max(...xs)}`;
 
 /**
  * The run both environments make: EVENTS events posted to the gateway, then waited for until every
@@ -141,6 +160,7 @@ describe('end to end: the operations the bill prices are the ones the twins saw'
     }
     if (!local) throw new Error('no local environment');
     const before = firestoreWrites(local.dataDir);
+    const logBefore = firestoreLog(local.dataDir).length;
     const settled = await runEvents(local, bigquery, `bill-${run}`);
     const deliveries = settled.filter((r) => r.status === 'delivered').length;
     const perEvent = deliveries / EVENTS;
@@ -153,6 +173,25 @@ describe('end to end: the operations the bill prices are the ones the twins saw'
     assert.equal(written('identities') + written('sends'), model.writes, JSON.stringify([...after]));
     assert.equal(written('identities'), EVENTS);
     assert.equal(written('sends'), deliveries);
+    // Each claim document as it stands after the run (its last write), sized as Google's storage
+    // page counts it (the twin's own measure of the 1 MiB limit): what CLAIM_DOCUMENT_BYTES prices.
+    const last = new Map<string, LoggedWrite>();
+    for (const w of firestoreLog(local.dataDir).slice(logBefore))
+      if (['identities', 'sends'].includes(groupOf(w.name))) last.set(w.name, w);
+    const byGroup = (g: string) =>
+      [...last.values()]
+        .filter((w) => groupOf(w.name) === g && w.fields)
+        .map((w) => documentBytes(w.name, w.fields ?? {}));
+    const stored = [...byGroup('identities'), ...byGroup('sends')];
+    assert.equal(stored.length, model.documents, 'every claim document of the run, once');
+    const meanDoc = stored.reduce((a, b) => a + b, 0) / stored.length;
+    console.log(
+      `      claim documents stored: identities ${span(byGroup('identities'))} bytes, sends ${span(byGroup('sends'))}, mean ${meanDoc.toFixed(1)} (CLAIM_DOCUMENT_BYTES ${CLAIM_DOCUMENT_BYTES})`,
+    );
+    assert.ok(
+      Math.abs(meanDoc - CLAIM_DOCUMENT_BYTES) <= DOCUMENT_BYTES_MARGIN * CLAIM_DOCUMENT_BYTES,
+      `a claim document stores ${meanDoc.toFixed(1)} bytes; the bill prices ${CLAIM_DOCUMENT_BYTES} (±${DOCUMENT_BYTES_MARGIN * 100} %)`,
+    );
 
     // Pub/Sub: one message a delivery on its destination's topic, billed by that topic's one subscription.
     let published = 0;
