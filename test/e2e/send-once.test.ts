@@ -15,8 +15,10 @@
  * Standard Webhooks-signed delivery whose body changes under the same `webhook-id` header, and two
  * webhooks about one payment with no event id of their own. Each is one row and one delivery.
  *
+ * `eventbus replay` of a delivered event to one destination folds into its delivery, on both stores.
+ *
  * All of it with the claims in Firestore (the default); the webhook's copies (at once, and after
- * the delivery was made) and the :publish copies again on an environment whose settings say
+ * the delivery was made), the :publish copies and the replay again on an environment whose settings say
  * `claims.store: bigtable` (#97), whose claims must then be rows of the Bigtable twin and no
  * document of the Firestore claims database.
  */
@@ -295,6 +297,67 @@ function sendOnce(store: ClaimStoreKind): void {
       const [a, b] = await Promise.all([post(), post()]);
       assert.deepEqual([a.status, b.status], [200, 200]);
       await assertOnce(id, 1);
+    });
+
+    it('eventbus replay of a delivered event to the webhook: folded from the claim, nothing sent again', async () => {
+      const id = `replayed-${run}`;
+      const data = Buffer.from(
+        JSON.stringify({
+          event_name: 'purchase',
+          event_id: id,
+          event_time: new Date(Date.now() - 5_000).toISOString(),
+          transaction_id: `R-${run}`,
+          value: 12.5,
+          currency: 'EUR',
+          consent: { analytics: 'granted', ads: 'granted', ad_user_data: 'granted' },
+        }),
+      ).toString('base64');
+      const res = await fetch(`${gateway()}/v1/projects/local-project/topics/events:publish`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token()}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ messages: [{ data }] }),
+      });
+      assert.equal(res.status, 200, await res.text());
+      await until(
+        'the first delivery',
+        async () => ((await ledger(id, 'delivered'))['webhook'] ? true : undefined),
+        60_000,
+      );
+      const [report] = JSON.parse(
+        await eventbusIn(dataDir)(
+          'replay',
+          '--destination',
+          'webhook',
+          '--from',
+          new Date(Date.now() - 3_600_000).toISOString(),
+          '--to',
+          new Date(Date.now() + 60_000).toISOString(),
+          '--where',
+          `event_id = '${id}'`,
+          '--format',
+          'json',
+        ),
+      ) as { read: number; republished: number }[];
+      assert.deepEqual([report?.read, report?.republished], [1, 1], JSON.stringify(report));
+      await until(
+        'the replay folded at the webhook',
+        async () => ((await ledger(id, 'folded'))['webhook'] === 1 ? true : undefined),
+        120_000,
+      );
+      await new Promise((r) => setTimeout(r, 3000));
+      const replayed = await query<{ status: string; replay: boolean | null }>(
+        `SELECT status, replay FROM events.deliveries WHERE event_id = @id AND destination = 'webhook'`,
+        { id },
+      );
+      assert.deepEqual(
+        replayed.map((r) => [r.status, r.replay === true]).sort(),
+        [
+          ['delivered', false],
+          ['folded', true],
+        ],
+        JSON.stringify(replayed),
+      );
+      assert.equal((await received(id))['webhook'], 1);
     });
 
     if (store === 'firestore') {
