@@ -316,7 +316,10 @@ async function openEntry(slug: string): Promise<void> {
   $('p-out').replaceChildren();
   $('p-status').textContent = '';
   detail.hidden = false;
-  $('catalog-preview').hidden = false;
+  // One the runtime cannot run gets no form: what it would write, the settings check refuses.
+  const runnable = entry.unsupported === undefined;
+  $('d-make').hidden = !runnable;
+  $('catalog-preview').hidden = !runnable;
   focusableScrollBoxes();
   $('d1').focus();
 }

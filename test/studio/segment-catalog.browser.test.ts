@@ -157,6 +157,8 @@ describe('studio catalogue: Segment Action Destinations', function () {
     await page.getByRole('heading', { name: 'Klaviyo (Actions)' }).waitFor();
     assert.equal(await page.locator('#d-undelivered').count(), 0);
     assert.equal(await page.locator('#d-unsupported').count(), 0);
+    assert.ok(await page.getByRole('group', { name: 'Its settings, as a form' }).isVisible());
+    assert.ok(await page.getByRole('heading', { name: 'Preview' }).isVisible());
     // One it cannot configure says why: Kafka's own client, not OAuth (it has none).
     await page.getByLabel('Search').fill('kafka');
     await page.getByRole('button', { name: /^Open Kafka/ }).click();
@@ -164,6 +166,10 @@ describe('studio catalogue: Segment Action Destinations', function () {
     const why = (await page.locator('#d-unsupported').textContent()) ?? '';
     assert.match(why, /client of its own \(kafkajs\)/);
     assert.doesNotMatch(why, /OAuth/);
+    // No form to fill for it, nor a preview: what they would make, the settings check refuses.
+    assert.equal(await page.getByRole('group', { name: 'Its settings, as a form' }).isVisible(), false);
+    assert.equal(await page.getByRole('button', { name: 'Write the YAML' }).isVisible(), false);
+    assert.equal(await page.getByRole('heading', { name: 'Preview' }).isVisible(), false);
     await page.screenshot({ path: join(ui.shots, 'segment-catalog-unsupported.png'), fullPage: true });
     await page.close();
   });
