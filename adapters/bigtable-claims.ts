@@ -1,27 +1,42 @@
 /**
  * The claim store (core/claims/claim-store.ts) on Cloud Bigtable (#97; docs/delivery.md, "Claims
- * in Bigtable"): one row per claim in one table, row key `<space>#<id>`, its cells in one column
- * family (CLAIM_FAMILY, whose GC rule drops cells CLAIM_MAX_AGE_SECONDS after they were written):
+ * in Bigtable"): one row per claim in one table, row key `<space>#<id>`, ONE cell in one column
+ * family (CLAIM_FAMILY, whose GC rule drops cells CLAIM_MAX_AGE_SECONDS after they were written),
+ * column `r`, its value `<token> <expiry> <fields>` (one space after each but the last):
  *
- * - `v`: the version, a random 128-bit token in hex written with every write (never a timestamp:
- *   two writes in one millisecond still differ);
- * - `e`: the expiry, epoch milliseconds in decimal. Bigtable's garbage collection is eventual, so
- *   this cell decides when a claim stops counting, as `expire_at` does in Firestore;
- * - `f`: the fields, one JSON object of flat values.
+ * - the token: the version, 128 random bits in 32 lowercase hex digits, new with every write
+ *   (never a timestamp: two writes in one millisecond still differ). First, so "at this version"
+ *   is a value regex anchored at the value's start;
+ * - the expiry: epoch milliseconds in decimal. Bigtable's garbage collection is eventual, so it
+ *   decides when a claim stops counting, as `expire_at` does in Firestore;
+ * - the fields: one JSON object of flat values (the rest of the value, spaces and all).
+ *
+ * One cell, not three: Bigtable stores every cell with its row key, family, qualifier and
+ * timestamp, so three cells stored the ~70-byte key three times (test/e2e/bill-counters.test.ts
+ * measures the row; core/deploy/claim-stores.ts prices it).
+ *
+ * The old form: rows written before, three cells `v` (the token alone), `e` (the expiry), `f` (the
+ * fields), live 7 days after an upgrade. They read as claims, and a replace or release at their
+ * token matches them; a replace deletes the row and writes the one cell.
  *
  * Every write is one CheckAndMutateRow, atomic for its row:
  *
- * - create: predicate "the row has a cell"; not matched → the false mutations write the claim
- *   (created); matched → the row is read and returned `held` (read again if it went meanwhile);
- * - replace / release: predicate "the version cell holds this token" (a qualifier regex on `v`
- *   chained with a value regex of the token, RE2-escaped) → the true mutations delete the row and
- *   write the new cells / delete the row. Not matched: someone else's now (undefined / false).
+ * - create: predicate "the row has a cell"; not matched → the false mutations write the claim's
+ *   cell (created); matched → the row is read and returned `held` (read again if it went meanwhile);
+ * - replace / release: predicate "a cell holds this token": the newest cell of each column, then
+ *   an interleave of two chains, a qualifier regex `r` with a value regex `<token>\x20\C*` and a
+ *   qualifier regex `v` with a value regex of the token whole (RE2, which must match the whole
+ *   value), so the old form's `e` and `f` cells can never pass → the true mutations delete the
+ *   row and write the new cell / delete the row. Not matched: someone else's now (undefined /
+ *   false).
  * - read: ReadRows of the one key, newest cell of each column.
  *
- * A row this code could not have written (a cell of another column, no version, JSON that is not
- * flat values) reads `malformed`, with why. When it has no version token at all, its version is
- * UNVERSIONED, and a replace at it matches only a row that still has cells and no token (a
- * `condition` filter), so it is repaired from the claim store alone, as in Firestore.
+ * A row this code could not have written (a cell of another column, cells of both forms, no
+ * version, no expiry, JSON that is not flat values) reads `malformed`, with why, at the token of
+ * its `r` cell, else of its `v` cell (which the predicate matches alike). When it has no token at
+ * all, its version is UNVERSIONED, and a replace at it matches only a row that still has cells
+ * and no token in either form (a `condition` filter), so it is repaired from the claim store
+ * alone, as in Firestore.
  *
  * Transport: gRPC over our own node:http2 client (adapters/grpc-unary.ts; ReadRows read whole as
  * a server stream), the messages encoded by hand (adapters/bigtable-wire.ts): the functions that
@@ -62,11 +77,17 @@ export { CLAIM_FAMILY, CLAIM_MAX_AGE_SECONDS };
 /** The version of a row without a version token (a malformed one): replaceable as it is. */
 export const UNVERSIONED = 'unversioned';
 
+/** The one cell of a claim: `<token> <expiry> <fields JSON>`. */
+const RECORD = 'r';
+/** The three cells of a claim as written before the one cell (rows live 7 days after an upgrade). */
 const VERSION = 'v';
 const EXPIRES = 'e';
 const FIELDS = 'f';
+const CLAIM_COLUMNS: readonly string[] = [RECORD, VERSION, EXPIRES, FIELDS];
 const TOKEN = /^[0-9a-f]{32}$/;
 const TOKEN_RE2 = '[0-9a-f]{32}';
+/** What ends the token and the expiry in the one cell. */
+const SEPARATOR = ' ';
 const ENDPOINT = 'https://bigtable.googleapis.com';
 const SCOPE = 'https://www.googleapis.com/auth/bigtable.data';
 const SERVICE = '/google.bigtable.v2.Bigtable';
@@ -96,21 +117,26 @@ export interface BigtableClaimOptions {
 
 export const rowKeyOf = (key: ClaimKey): string => `${key.space}#${key.id}`;
 
-/** The cells of a claim, as set-cell mutations (after a delete of the row, when replacing). */
-export function claimCells(version: string, fields: ClaimFields, expireAt: number): Mutation[] {
+/**
+ * The one cell's value: the token, the expiry (epoch ms, decimal) and the fields (one JSON object),
+ * each followed by one space but the last. The token first, so that "at this version" is a value
+ * regex anchored at its start.
+ */
+export function claimRecord(version: string, fields: ClaimFields, expireAt: number): string {
+  if (!TOKEN.test(version)) throw new Error(`not a version of this claim store: ${JSON.stringify(version)}`);
   if (!Number.isFinite(expireAt)) throw new Error(`not an expiry: ${expireAt}`);
   for (const [k, v] of Object.entries(fields)) {
     const t = typeof v;
     if (t !== 'string' && t !== 'boolean' && !(t === 'number' && Number.isFinite(v)))
       throw new Error(`claim field ${k} is not a flat value: ${String(v)}`);
   }
-  const cell = (qualifier: string, value: string): Mutation => ({
-    setCell: { family: CLAIM_FAMILY, qualifier, value },
-  });
+  return [version, String(Math.floor(expireAt)), JSON.stringify(fields)].join(SEPARATOR);
+}
+
+/** A claim as a set-cell mutation of its one cell (after a delete of the row, when replacing). */
+export function claimCells(version: string, fields: ClaimFields, expireAt: number): Mutation[] {
   return [
-    cell(VERSION, version),
-    cell(EXPIRES, String(Math.floor(expireAt))),
-    cell(FIELDS, JSON.stringify(fields)),
+    { setCell: { family: CLAIM_FAMILY, qualifier: RECORD, value: claimRecord(version, fields, expireAt) } },
   ];
 }
 
@@ -121,25 +147,48 @@ const malformed = (version: string, why: string): HeldClaim => ({
   malformed: why,
 });
 
-/** A claim as read from its row's cells (newest of each column); undefined for no cells. */
+/** The token a claim's cell holds: the one cell's prefix, or the old form's version cell whole. */
+function tokenOf(qualifier: string, value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const token = qualifier === RECORD ? value.slice(0, 32) : value;
+  if (!TOKEN.test(token)) return undefined;
+  return qualifier === RECORD && value[32] !== SEPARATOR ? undefined : token;
+}
+
+/**
+ * A claim as read from its row's cells (newest of each column): the one cell `r`, or the three
+ * cells `v`, `e`, `f` of a row written before it; undefined for no cells.
+ */
 export function heldOfCells(cells: readonly ReadCell[]): HeldClaim | undefined {
   if (cells.length === 0) return undefined;
   const byQualifier = new Map<string, string>();
   for (const c of cells)
     if (c.family === CLAIM_FAMILY) byQualifier.set(c.qualifier, c.value.toString('utf8'));
-  const token = byQualifier.get(VERSION);
-  const version = token !== undefined && TOKEN.test(token) ? token : UNVERSIONED;
-  const stranger = cells.find(
-    (c) => c.family !== CLAIM_FAMILY || ![VERSION, EXPIRES, FIELDS].includes(c.qualifier),
-  );
+  const record = byQualifier.get(RECORD);
+  // Either form's token: what the version predicate (atVersion) matches, in the same order.
+  const version = tokenOf(RECORD, record) ?? tokenOf(VERSION, byQualifier.get(VERSION)) ?? UNVERSIONED;
+  const stranger = cells.find((c) => c.family !== CLAIM_FAMILY || !CLAIM_COLUMNS.includes(c.qualifier));
   if (stranger) return malformed(version, `a cell not of a claim: ${stranger.family}:${stranger.qualifier}`);
+  const old = [VERSION, EXPIRES, FIELDS].filter((q) => byQualifier.has(q));
+  if (record !== undefined && old.length > 0)
+    return malformed(version, `cells of both forms: c:${RECORD} and c:${old.join(', c:')}`);
   if (version === UNVERSIONED) return malformed(version, 'no version token');
-  const expires = byQualifier.get(EXPIRES);
+  let expires: string | undefined;
+  let fields: string | undefined;
+  if (record !== undefined) {
+    const rest = record.slice(33);
+    const end = rest.indexOf(SEPARATOR);
+    expires = end < 0 ? rest : rest.slice(0, end);
+    fields = end < 0 ? undefined : rest.slice(end + 1);
+  } else {
+    expires = byQualifier.get(EXPIRES);
+    fields = byQualifier.get(FIELDS);
+  }
   if (expires === undefined || !/^-?\d{1,16}$/.test(expires))
     return malformed(version, `no expiry (epoch ms): ${JSON.stringify(expires)}`);
   let parsed: unknown;
   try {
-    parsed = JSON.parse(byQualifier.get(FIELDS) ?? '');
+    parsed = JSON.parse(fields ?? '');
   } catch {
     return malformed(version, 'its fields are not JSON');
   }
@@ -151,27 +200,33 @@ export function heldOfCells(cells: readonly ReadCell[]): HeldClaim | undefined {
   return { fields: parsed as ClaimFields, version, expireAt: Number(expires) };
 }
 
-/** The predicate "the row is still at this version" (newest cells only). */
+/**
+ * The cells holding a token that `tokenRe2` matches, in either form: the one cell whose value
+ * starts with it and a space, or the old form's version cell holding it whole. The old form's
+ * `e` and `f` never pass: each branch keeps one qualifier only.
+ */
+function tokenCells(tokenRe2: string): RowFilter {
+  return {
+    interleave: [
+      { chain: [{ qualifierRegex: RECORD }, { valueRegex: `${tokenRe2}${re2Literal(SEPARATOR)}\\C*` }] },
+      { chain: [{ qualifierRegex: VERSION }, { valueRegex: tokenRe2 }] },
+    ],
+  };
+}
+
+/** The predicate "the row is still at this version" (newest cells only, either form). */
 function atVersion(version: string): RowFilter {
   if (version === UNVERSIONED)
     // Cells, and none of them a version token: the malformed row as it was read.
     return {
       condition: {
-        predicate: {
-          chain: [{ cellsPerColumnLimit: 1 }, { qualifierRegex: VERSION }, { valueRegex: TOKEN_RE2 }],
-        },
+        predicate: { chain: [{ cellsPerColumnLimit: 1 }, tokenCells(TOKEN_RE2)] },
         ifTrue: { blockAll: true },
         ifFalse: { passAll: true },
       },
     };
   if (!TOKEN.test(version)) throw new Error(`not a version of this claim store: ${JSON.stringify(version)}`);
-  return {
-    chain: [
-      { cellsPerColumnLimit: 1 },
-      { qualifierRegex: re2Literal(VERSION) },
-      { valueRegex: re2Literal(version) },
-    ],
-  };
+  return { chain: [{ cellsPerColumnLimit: 1 }, tokenCells(re2Literal(version))] };
 }
 
 const newToken = (): string => randomBytes(16).toString('hex');

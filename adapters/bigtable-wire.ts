@@ -9,9 +9,9 @@
  *   rows_limit = 4; app_profile_id = 5 } → a stream of ReadRowsResponse { chunks = 1 }
  * - Mutation { set_cell = 1 { family_name = 1; column_qualifier = 2; timestamp_micros = 3;
  *   value = 4 }; delete_from_row = 4 {} }
- * - RowFilter { chain = 1 { filters = 1 }; condition = 3 { predicate_filter = 1; true_filter = 2;
- *   false_filter = 3 }; pass_all_filter = 17; block_all_filter = 18;
- *   column_qualifier_regex_filter = 6; value_regex_filter = 9; cells_per_row_limit_filter = 11;
+ * - RowFilter { chain = 1 { filters = 1 }; interleave = 2 { filters = 1 }; condition = 3 {
+ *   predicate_filter = 1; true_filter = 2; false_filter = 3 }; pass_all_filter = 17;
+ *   block_all_filter = 18; column_qualifier_regex_filter = 6; value_regex_filter = 9; cells_per_row_limit_filter = 11;
  *   cells_per_column_limit_filter = 12 }
  * - CellChunk { row_key = 1; family_name = 2 (StringValue); qualifier = 3 (BytesValue);
  *   timestamp_micros = 4; labels = 5; value = 6; value_size = 7; reset_row = 8;
@@ -23,6 +23,7 @@
 /** A RowFilter, as the few kinds the claim store uses. */
 export type RowFilter =
   | { readonly chain: readonly RowFilter[] }
+  | { readonly interleave: readonly RowFilter[] }
   | {
       readonly condition: {
         readonly predicate: RowFilter;
@@ -74,6 +75,8 @@ export const varintField = (field: number, n: number): Buffer =>
 
 export function encodeFilter(f: RowFilter): Buffer {
   if ('chain' in f) return bytesField(1, Buffer.concat(f.chain.map((x) => bytesField(1, encodeFilter(x)))));
+  if ('interleave' in f)
+    return bytesField(2, Buffer.concat(f.interleave.map((x) => bytesField(1, encodeFilter(x)))));
   if ('condition' in f)
     return bytesField(
       3,

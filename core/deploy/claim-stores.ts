@@ -42,12 +42,14 @@ export const CAPACITY_PRICES = Object.freeze({
 
 /**
  * Bytes a claim row takes in Bigtable, measured on the twin (test/e2e/bill-counters.test.ts, which
- * holds this to the measure within 10 %): its three cells (version, expiry, fields) each stored
- * with the row key, family, qualifier and an 8-byte timestamp, as Bigtable keeps a cell on disk;
- * an identity claim 385 bytes, a settled send 419–428, 413 on average at 3 deliveries an event.
- * Uncompressed: Bigtable bills the compressed size, which no page says how to foresee.
+ * holds this to the measure within 10 %): its one cell (token, expiry and fields in one value,
+ * adapters/bigtable-claims.ts) stored with the row key, family, qualifier and an 8-byte timestamp,
+ * as Bigtable keeps a cell on disk; an identity claim 217 bytes, a settled send 261–270, 253 on
+ * average at about 3 deliveries an event (three cells a claim, before, stored the key three times:
+ * 385, 419–428 and 410). Uncompressed: Bigtable bills the compressed size, which no page says how
+ * to foresee.
  */
-export const BIGTABLE_ROW_BYTES = 410;
+export const BIGTABLE_ROW_BYTES = 253;
 /**
  * Days a claim row stays on disk: its 7 days, then garbage collection by age drops it at the
  * next compaction, which Bigtable says happens within about a week: up to 14 days, counted so.

@@ -98,7 +98,7 @@ describe('bigtable claim store: its rows', () => {
   let n = 0;
   const key = (space: ClaimKey['space'] = 'sends'): ClaimKey => ({ space, id: id(`bigtable-${n++}`) });
 
-  it('one row per claim, `<space>#<id>`, three cells in one family whose GC rule is the window and a day', async () => {
+  it('one row per claim, `<space>#<id>`, one cell `c:r` in one family whose GC rule is the window and a day', async () => {
     const s = store();
     const k = key();
     const expireAt = Date.now() + HOUR;
@@ -107,25 +107,80 @@ describe('bigtable claim store: its rows', () => {
     assert.match(made.version, /^[0-9a-f]{32}$/);
     const [row] = await table().row(`sends#${k.id}`).get();
     const cells = row.data[CLAIM_FAMILY] as Record<string, { value: string }[]>;
-    assert.deepEqual(Object.keys(cells).sort(), ['e', 'f', 'v']);
-    assert.equal(cells['v']?.[0]?.value, made.version);
-    assert.equal(cells['e']?.[0]?.value, String(expireAt));
-    assert.deepEqual(JSON.parse(cells['f']?.[0]?.value ?? ''), { holder: 'm1', attempt: 1 });
+    assert.deepEqual(Object.keys(cells), ['r']);
+    // The token, the expiry and the fields, a space after each but the last.
+    assert.equal(cells['r']?.[0]?.value, `${made.version} ${expireAt} {"holder":"m1","attempt":1}`);
     const [families] = await table().getFamilies();
     const rule = families.find((f) => f.id === CLAIM_FAMILY)?.metadata?.gcRule as {
       maxAge?: { seconds?: string | number };
     };
     assert.equal(Number(rule?.maxAge?.seconds), 8 * 86_400);
-    // A replace leaves the new cells only (one version each), under a new token.
+    // A replace leaves the new cell only (one version), under a new token.
     const v2 = await s.replace(k, made.version, { holder: 'm2' }, expireAt);
     assert.ok(v2 && v2 !== made.version);
     const [after] = await table().row(`sends#${k.id}`).get();
     const now = after.data[CLAIM_FAMILY] as Record<string, { value: string }[]>;
-    assert.deepEqual(
-      Object.values(now).map((c) => c.length),
-      [1, 1, 1],
-    );
-    assert.equal(now['v']?.[0]?.value, v2);
+    assert.deepEqual(Object.keys(now), ['r']);
+    assert.equal(now['r']?.length, 1);
+    assert.equal(now['r']?.[0]?.value, `${v2} ${expireAt} {"holder":"m2"}`);
+  });
+
+  it('a row of the three cells written before one cell reads, replaces into one cell and releases', async () => {
+    const s = store();
+    const token = 'cd'.repeat(16);
+    const expireAt = Date.now() + HOUR;
+    const old = { v: token, e: String(expireAt), f: '{"holder":"m1","attempt":2,"ok":true}' };
+    const k = key();
+    await writeRow(k, old);
+    assert.deepEqual(await s.read(k), {
+      fields: { holder: 'm1', attempt: 2, ok: true },
+      version: token,
+      expireAt,
+    });
+    // A create finds it held, as it was written.
+    const again = await s.create(k, { holder: 'm2' }, expireAt);
+    assert.ok(!again.created);
+    assert.equal(again.held.version, token);
+    // At a stale version (or a token in another of its cells): refused, the row untouched.
+    assert.equal(await s.replace(k, 'ef'.repeat(16), { holder: 'm2' }, expireAt), undefined);
+    assert.equal(await s.release(k, 'ef'.repeat(16)), false);
+    assert.equal((await s.read(k))?.version, token);
+    // At its version: the row deleted, the one new cell written.
+    const v2 = await s.replace(k, token, { holder: 'm2' }, expireAt + 1);
+    assert.ok(v2 && v2 !== token);
+    const [row] = await table().row(rowKeyOf(k)).get();
+    assert.deepEqual(Object.keys(row.data[CLAIM_FAMILY] as object), ['r']);
+    assert.deepEqual(await s.read(k), { fields: { holder: 'm2' }, version: v2, expireAt: expireAt + 1 });
+    assert.equal(await s.replace(k, token, {}, expireAt), undefined, 'the old version is stale now');
+    assert.equal(await s.release(k, token), false);
+
+    const released = key();
+    await writeRow(released, old);
+    assert.equal(await s.release(released, 'ef'.repeat(16)), false, 'a stale version');
+    assert.equal(await s.release(released, token), true);
+    assert.equal(await s.read(released), undefined);
+    assert.ok((await s.create(released, {}, expireAt)).created, 'free again');
+  });
+
+  it("the old form's expiry and fields cells never pass for its version, nor the one cell's fields", async () => {
+    const s = store();
+    const v = 'ab'.repeat(16);
+    const other = '12'.repeat(16);
+    const k = key();
+    await writeRow(k, { v, e: other, f: `${other} 1 {}` });
+    const read = await s.read(k);
+    assert.equal(read?.version, v);
+    assert.match(read?.malformed ?? '', /no expiry/);
+    assert.equal(await s.replace(k, other, {}, Date.now() + HOUR), undefined);
+    assert.equal(await s.release(k, other), false);
+    assert.ok(await s.replace(k, v, {}, Date.now() + HOUR));
+
+    // A token inside the one cell, past its start, is not its version.
+    const inside = key();
+    await writeRow(inside, { r: `${v} 1 {"t":"${other}"}` });
+    assert.equal((await s.read(inside))?.version, v);
+    assert.equal(await s.release(inside, other), false);
+    assert.equal(await s.release(inside, v), true);
   });
 
   it('a missing table rejects every call (NOT_FOUND), none answers "absent"', async () => {
@@ -158,26 +213,72 @@ describe('bigtable claim store: its rows', () => {
     assert.match((await s.read(float))?.malformed ?? '', /claim field n is not a flat value/);
   });
 
-  it('a row without a version token: of concurrent replaces at UNVERSIONED exactly one wins', async () => {
+  it('a one-cell row with its token but not a claim is malformed at that version; only that version replaces it', async () => {
     const s = store();
-    const k = key();
-    await writeRow(k, { v: 'not-a-token', f: '{}', e: '0' });
-    const read = await s.read(k);
-    assert.equal(read?.version, UNVERSIONED);
-    assert.match(read?.malformed ?? '', /no version token/);
-    const answers = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => s.replace(k, UNVERSIONED, { writer: i }, Date.now() + HOUR)),
-    );
-    const won = answers.filter((a) => a !== undefined);
-    assert.equal(won.length, 1);
-    assert.equal((await s.read(k))?.version, won[0]);
-    assert.equal(await s.release(k, UNVERSIONED), false, 'no longer unversioned');
-    assert.equal(
-      await s.replace(key(), UNVERSIONED, {}, Date.now() + HOUR),
-      undefined,
-      'no row: nothing to replace',
-    );
+    const token = '9f'.repeat(16);
+    const cases: [string, RegExp][] = [
+      [`${token} soon {}`, /no expiry \(epoch ms\): "soon"/],
+      [`${token} 1`, /its fields are not JSON/],
+      [`${token} 1 [1]`, /not a JSON object/],
+      [`${token} 1 {"n":{"x":1}}`, /claim field n is not a flat value/],
+    ];
+    for (const [value, why] of cases) {
+      const k = key();
+      await writeRow(k, { r: value });
+      const read = await s.read(k);
+      assert.equal(read?.version, token, value);
+      assert.match(read?.malformed ?? '', why);
+      assert.equal(await s.replace(k, UNVERSIONED, { a: 1 }, Date.now() + HOUR), undefined, 'it has a token');
+      assert.ok(await s.replace(k, token, { a: 1 }, Date.now() + HOUR));
+      assert.deepEqual((await s.read(k))?.fields, { a: 1 });
+    }
+    const stranger = key();
+    await writeRow(stranger, { r: `${token} 1 {}`, extra: 'x' });
+    assert.match((await s.read(stranger))?.malformed ?? '', /a cell not of a claim: c:extra/);
+    // Both forms in one row (no release writes that): malformed, at the one cell's token, which
+    // replaces it; a token in neither form does not.
+    const both = key();
+    await writeRow(both, { r: `${token} 1 {}`, v: 'ab'.repeat(16), e: '1' });
+    const mixed = await s.read(both);
+    assert.equal(mixed?.version, token);
+    assert.match(mixed?.malformed ?? '', /cells of both forms: c:r and c:v, c:e/);
+    assert.equal(await s.replace(both, 'ef'.repeat(16), {}, Date.now() + HOUR), undefined);
+    const v = await s.replace(both, token, { b: 2 }, Date.now() + HOUR);
+    assert.ok(v);
+    assert.deepEqual(await s.read(both).then((c) => c?.fields), { b: 2 });
   });
+
+  const untokened: [string, Record<string, string>][] = [
+    ['three cells', { v: 'not-a-token', f: '{}', e: '0' }],
+    ['one cell', { r: 'not-a-token 0 {}' }],
+    ['one cell, no space after its token', { r: `${'ab'.repeat(16)}0 {}` }],
+  ];
+  for (const [form, cells] of untokened)
+    it(`a row without a version token (${form}): of concurrent replaces at UNVERSIONED exactly one wins`, async () => {
+      const s = store();
+      const k = key();
+      await writeRow(k, cells);
+      const read = await s.read(k);
+      assert.equal(read?.version, UNVERSIONED);
+      assert.match(read?.malformed ?? '', /no version token/);
+      assert.equal(
+        await s.replace(k, 'ab'.repeat(16), {}, Date.now() + HOUR),
+        undefined,
+        'no token to match',
+      );
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => s.replace(k, UNVERSIONED, { writer: i }, Date.now() + HOUR)),
+      );
+      const won = answers.filter((a) => a !== undefined);
+      assert.equal(won.length, 1);
+      assert.equal((await s.read(k))?.version, won[0]);
+      assert.equal(await s.release(k, UNVERSIONED), false, 'no longer unversioned');
+      assert.equal(
+        await s.replace(key(), UNVERSIONED, {}, Date.now() + HOUR),
+        undefined,
+        'no row: nothing to replace',
+      );
+    });
 
   it('refuses a version not of this store, fields that are not flat and an expiry that is not a time', async () => {
     const s = store();

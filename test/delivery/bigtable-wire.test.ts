@@ -62,6 +62,40 @@ describe('bigtable wire: requests as the protos read them', () => {
     assert.equal(otherwise?.['familyName'], 'c');
   });
 
+  it('CheckAndMutateRow: an interleave of two chains, each kept whole', () => {
+    const bytes = encodeCheckAndMutateRow({
+      tableName: 'projects/p/instances/i/tables/t',
+      rowKey: 'sends#ab',
+      predicate: {
+        chain: [
+          { cellsPerColumnLimit: 1 },
+          {
+            interleave: [
+              { chain: [{ qualifierRegex: 'r' }, { valueRegex: 'a\\x20\\C*' }] },
+              { chain: [{ qualifierRegex: 'v' }, { valueRegex: 'a' }] },
+            ],
+          },
+        ],
+      },
+      ifMatched: [{ deleteRow: true }],
+      otherwise: [],
+    });
+    const r = request('CheckAndMutateRow', bytes);
+    const outer = ((r['predicateFilter'] as Obj)['chain'] as Obj)['filters'] as Obj[];
+    assert.equal(outer.length, 2);
+    assert.equal(outer[0]?.['cellsPerColumnLimitFilter'], 1);
+    const branches = ((outer[1] as Obj)['interleave'] as Obj)['filters'] as Obj[];
+    const shown = branches.map((b) =>
+      ((b['chain'] as Obj)['filters'] as Obj[]).map((f) =>
+        text(f['columnQualifierRegexFilter'] ?? f['valueRegexFilter']),
+      ),
+    );
+    assert.deepEqual(shown, [
+      ['r', 'a\\x20\\C*'],
+      ['v', 'a'],
+    ]);
+  });
+
   it('ReadRows: one key, at most one row, the filter; the predicate answer read back', () => {
     const r = request(
       'ReadRows',

@@ -23,8 +23,8 @@ describe('claims in a capacity-priced store (modelled)', () => {
     // 1,000 events/s: 3,080 conditional writes (a read and a write each) and 40 reads a second.
     const one = bigtableMonth(rates(1000));
     assert.match(one.detail, /^1 SSD node for 6,200 row operations a second,/);
-    // A node all month ($0.65 × 720 h) and 3,040 claims a second kept 14 days, 410 bytes each (measured).
-    const gib = (3040 * 14 * 86_400 * 410) / 2 ** 30;
+    // A node all month ($0.65 × 720 h) and 3,040 claims a second kept 14 days, 253 bytes each (measured).
+    const gib = (3040 * 14 * 86_400 * 253) / 2 ** 30;
     assert.ok(Math.abs(one.monthly - (0.65 * 720 + gib * 0.17)) < 1e-6);
     // 5,000 events/s: 31,000 row operations over 9,800 a node: 4 nodes.
     assert.match(bigtableMonth(rates(5000)).detail, /^4 SSD nodes/);
