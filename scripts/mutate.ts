@@ -23,6 +23,15 @@ export const MODULES: Readonly<Record<string, { mutate: string[]; tests: string[
     mutate: ['core/claims/**/*.ts', 'core/identity.ts'],
     tests: ['test/unit/claims/**/*.test.ts', 'test/unit/identity.test.ts'],
   },
+  'claim-stores': {
+    what: "the claim stores' atomic create, replace and release (Firestore and Bigtable)",
+    mutate: ['adapters/firestore-claims.ts', 'adapters/bigtable-claims.ts'],
+    tests: [
+      'test/delivery/firestore-claims.test.ts',
+      'test/delivery/bigtable-claims.test.ts',
+      'test/delivery/bigtable-wire.test.ts',
+    ],
+  },
   decision: {
     what: 'the decision layer',
     mutate: ['core/decision/**/*.ts'],

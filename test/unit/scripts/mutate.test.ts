@@ -12,6 +12,7 @@ describe('scripts: npm run mutate picks a module', () => {
 
   it('holds the modules that keep a promise, each with code to mutate and tests that run', () => {
     assert.deepEqual(Object.keys(MODULES).sort(), [
+      'claim-stores',
       'claims',
       'conformance',
       'consent',
