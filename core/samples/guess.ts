@@ -24,6 +24,7 @@ import { emptyDetailQuestions } from './empty-detail.ts';
 import { envelopeIdQuestion } from './envelope-id.ts';
 import { chooseEventName, type EventNameGuess } from './event-name.ts';
 import { identityEvidence, leafSide, personObjectId } from './evidence.ts';
+import { flatReferenceQuestion } from './flat-reference.ts';
 import { listCount } from './list-count.ts';
 import { envelopeNamedIdQuestion, unnamedEventIdQuestion } from './named-event-id.ts';
 import { fieldName, nameWords } from './names.ts';
@@ -474,7 +475,9 @@ export function guessChoices(
     subjectPersonIdQuestion(base, fields, rows, questions) ??
     personTypeIdQuestion(base, fields, questions);
   if (partyIdAsk) questions.push(partyIdAsk);
-  const recordEventAsk = personRecordEventIdQuestion(base, fields, questions);
+  const recordEventAsk =
+    personRecordEventIdQuestion(base, fields, questions) ??
+    flatReferenceQuestion(base, fields, rows, questions);
   if (recordEventAsk) questions.push(recordEventAsk);
   const emailAsk = unplacedEmailQuestion(base, fields, questions);
   if (emailAsk) questions.push(emailAsk);
