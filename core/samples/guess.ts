@@ -46,7 +46,7 @@ import { recordIdQuestion } from './record-id.ts';
 import { requestReference, requestReferenceQuestion } from './request-ref.ts';
 import { resourceIdQuestion } from './resource-ref.ts';
 import { rivalPartyQuestions } from './rival-parties.ts';
-import { roleIdBesideAsked } from './role-id.ts';
+import { roleIdRules } from './role-id.ts';
 import { directionOf, notARegion, objectTypes, type RoleReading } from './roles.ts';
 import type { RuleGuess } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
@@ -491,7 +491,7 @@ export function guessChoices(
   if (rivals) questions.push(valueBesideCurrency(fields, base, rivals, dataFieldName));
   transactionCountryQuestion(fields, base, questions);
   personReferenceQuestion(base, questions);
-  roleIdBesideAsked(fields, base, questions);
+  roleIdRules(fields, base, questions);
   const asked = new Set(questions.flatMap((q) => q.options.map((o) => o.column)));
   const columns = base.map((g, i): ColumnGuess => {
     const f = fields[i] as InferredField;

@@ -7,13 +7,20 @@
  * preselected in the question, the asked column offered after it. A `user` is whoever uses the
  * vendor's product (often the business's account, a survey's owner, an agent), while the role's
  * word names the event's person. Nothing is filled without asking: the question only changes which
- * answer it preselects. A `client_id` is an application's as often as a person's: not a role. Pure.
+ * answer it preselects. A `client_id` is an application's as often as a person's: not a role.
+ *
+ * Where nothing at all is taken or asked as the person's id, the role-named ids (`patient_id`,
+ * `identifiers.patientId`) are offered in a question of their own with no answer preselected:
+ * the role names the event's person, but nothing else says the id is theirs and not a record's
+ * kept for them. Never one a business party, an actor or a business-held object holds. Pure.
  */
 import { nameWords } from './names.ts';
+import { heldByBusiness, partyOf } from './party.ts';
 import type { Question } from './questions.ts';
 import type { RuleGuess as Guess } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
 import { dataFieldName } from './suggest.ts';
+import { actorAbove } from './two-evidence.ts';
 
 /** Leaf names (words joined) of an id named for the person's role in the event. */
 const ROLE_ID =
@@ -76,4 +83,47 @@ export function roleIdBesideAsked(
       ],
     };
   });
+}
+
+/**
+ * The question of role-named ids where nothing is taken or asked as the person's id (module
+ * comment), or undefined: ids holding one value per row, kept as fields, no other party's.
+ */
+export function loneRoleIdQuestion(
+  fields: readonly InferredField[],
+  base: readonly Guess[],
+  questions: readonly Question[],
+): Question | undefined {
+  if (base.some((g) => PERSON_ID_TARGETS.has(g.target))) return undefined;
+  if (questions.some((q) => PERSON_ID_TARGETS.has(q.field ?? q.target))) return undefined;
+  const offered = new Set(questions.flatMap((q) => q.options.map((o) => o.column)));
+  const held = heldByBusiness(fields);
+  const roles = fields.filter(
+    (f) =>
+      f.distinct > 0 &&
+      (f.type === 'string' || f.type === 'integer') &&
+      personRoleOfId(f.name) !== undefined &&
+      !offered.has(f.name) &&
+      base.some((g) => g.column === f.name && g.target === 'event_data') &&
+      partyOf(f.name)?.party !== 'business' &&
+      (actorAbove(f.name) ?? held(f.name)) === undefined,
+  );
+  const first = roles[0];
+  if (!first) return undefined;
+  const role = personRoleOfId(first.name) as string;
+  return {
+    target: 'user_id',
+    ask: `Is ${roles.length === 1 ? `${first.name} the person's id` : 'one of these the person’s id'}? ${roles.length === 1 ? `It is named for the event's ${role}` : 'They are named for a role a person plays in the event'}, and no other column is taken as the person's id: nothing else says whose it is.`,
+    options: roles
+      .slice(0, 3)
+      .map((f) => ({ column: f.name, why: `named for the event's ${personRoleOfId(f.name)}` })),
+    noneGuessed: { why: "only the name says it is the person's id" },
+  };
+}
+
+/** Both rules, in place: a role-named id preselected beside an asked one, else offered alone. */
+export function roleIdRules(fields: readonly InferredField[], base: Guess[], questions: Question[]): void {
+  roleIdBesideAsked(fields, base, questions);
+  const lone = loneRoleIdQuestion(fields, base, questions);
+  if (lone) questions.push(lone);
 }
