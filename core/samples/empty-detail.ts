@@ -8,7 +8,9 @@
  * whose leaf is named for one (`email`, `receipt_email`, `to_email_address`, `phone`,
  * `phone_number`, `mobile_phone`) and that no business party, actor or business-held object holds
  * is offered with no answer preselected: its name is the only evidence, and no value can confirm
- * it. Not a setting or an id named after one (`email_config_id`, `primary_phone_number_id`). Pure.
+ * it. Not a setting or an id named after one (`email_config_id`, `primary_phone_number_id`).
+ * A test address the format check refuses (`[TEST] jo@doe.com`, `test@example.com1`) is offered
+ * the same way: an address, but written so no value confirms it. Pure.
  */
 import { nameWords } from './names.ts';
 import { heldByBusiness, partyOf } from './party.ts';
@@ -61,6 +63,22 @@ export function standInDetail(f: InferredField, target: string): boolean {
   });
 }
 
+/** An address with a marker beside it or a malformed domain: a user part, an `@`, a domain part. */
+const LOOSE_ADDRESS = /^[^@]*[\p{L}\d._%+-]@[\p{L}\d-]+(\.[\p{L}\d-]+)*\.?[^@]*$/u;
+
+/**
+ * Whether every value of an e-mail column is an address the format check refused (module
+ * comment): the column was not read as an e-mail, though each value holds one `@` between a user
+ * part and a domain.
+ */
+export function looseAddress(f: InferredField, target: string): boolean {
+  if (target !== 'user.email' || f.type !== 'string' || f.format === 'email') return false;
+  if (f.distinct === 0 || f.examples.length === 0) return false;
+  return f.examples.every(
+    (v) => typeof v === 'string' && !OBFUSCATED.test(v) && LOOSE_ADDRESS.test(v.trim()),
+  );
+}
+
 /** The questions (module comment): one per detail no column took or was asked about. */
 export function emptyDetailQuestions(
   base: readonly RuleGuess[],
@@ -75,7 +93,8 @@ export function emptyDetailQuestions(
     const empty = fields.filter(
       (f) =>
         ((f.distinct === 0 && base.some((g) => g.column === f.name && g.target === 'skip')) ||
-          (standInDetail(f, target) && base.some((g) => g.column === f.name && g.target === 'event_data'))) &&
+          ((standInDetail(f, target) || looseAddress(f, target)) &&
+            base.some((g) => g.column === f.name && g.target === 'event_data'))) &&
         emptyDetailTarget(f.name) === target &&
         partyOf(f.name)?.party !== 'business' &&
         (actorAbove(f.name) ?? held(f.name)) === undefined,
@@ -85,8 +104,14 @@ export function emptyDetailQuestions(
     const state = (f: InferredField) =>
       f.distinct === 0
         ? 'empty in the sample'
-        : `a stand-in in the sample (${JSON.stringify(f.examples[0])})`;
-    const all = empty.every((f) => f.distinct === 0) ? 'empty' : 'empty or a stand-in';
+        : looseAddress(f, target)
+          ? `an address the format check refuses in the sample (${JSON.stringify(f.examples[0])})`
+          : `a stand-in in the sample (${JSON.stringify(f.examples[0])})`;
+    const all = empty.every((f) => f.distinct === 0)
+      ? 'empty'
+      : empty.some((f) => looseAddress(f, target))
+        ? 'empty, a stand-in or malformed'
+        : 'empty or a stand-in';
     out.push({
       target,
       ask: `Is ${empty.length === 1 ? `${empty[0]?.name} the person's ${label}` : `one of these the person's ${label}`}? ${empty.length === 1 ? 'It is' : 'They are'} named for one, but ${all} in the sample, so no value says whose or confirms it.`,
