@@ -1,0 +1,21 @@
+/**
+ * The id rules that run last, once every other question is asked (issue #94): they read which
+ * columns the questions already offer and rewrite guesses and questions in place. An event id in
+ * the envelope's header object (held-event-id.ts), then the ids named for the event's person
+ * (role-id.ts). Pure, but for the guesses and questions they rewrite.
+ */
+import { heldEventIdRule } from './held-event-id.ts';
+import type { Question } from './questions.ts';
+import { roleIdRules } from './role-id.ts';
+import type { RuleGuess as Guess } from './rule-guess.ts';
+import type { InferredField } from './sample.ts';
+
+export function lateIdRules(
+  fields: readonly InferredField[],
+  rows: readonly Record<string, unknown>[],
+  base: Guess[],
+  questions: Question[],
+): void {
+  heldEventIdRule(fields, rows, base, questions);
+  roleIdRules(fields, base, questions);
+}
