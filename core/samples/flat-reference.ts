@@ -11,7 +11,10 @@
  * holding one id-shaped value per row, are offered with no answer preselected: the name says the
  * column identifies something, not whether that is the event, the record it is about, or another
  * party's (a caller's own reference, an account's). Not a column the guesses give another role (a
- * `phone_number`), nor a secret (`access_token`). Pure.
+ * `phone_number`), nor a secret (`access_token`). An id named for what carries the event across
+ * systems (a `traceId`, a `correlationId`, a bot API's `update_id`) or for a confirmation is
+ * offered the same way; where a question already offers the ids of records the payload holds,
+ * with nothing preselected, these are added to it. Pure, but for the question it extends.
  */
 import { everyRowOwn, idShaped } from './delivery.ts';
 import { nameWords } from './names.ts';
@@ -33,7 +36,10 @@ const SECRET_WORDS = new Set([
   'csrf',
   'password',
 ]);
-/** Words naming a phone or a count rather than an id (`phone_number`, `page_number`). */
+/**
+ * Words naming a phone, a count or a position rather than an id (`phone_number`, `page_number`,
+ * `sequenceNumber`), or a business party's (`merchantSerialNumber`, `account_number`).
+ */
 const NOT_ID_WORDS = new Set([
   'phone',
   'mobile',
@@ -50,7 +56,18 @@ const NOT_ID_WORDS = new Set([
   'error',
   'response',
   'reason',
+  'sequence',
+  'serial',
+
+  'account',
+  'store',
+  'shop',
+  'tenant',
+  'organization',
+  'company',
 ]);
+/** Words before `id` that name the order, or what carries the event (`order_id`, `traceId`, `update_id`). */
+const ID_OF = new Set(['order', 'trace', 'correlation', 'update', 'confirmation']);
 /** The most columns one question offers. */
 const MAX_OPTIONS = 4;
 
@@ -63,18 +80,50 @@ export function referenceNamed(column: string): boolean {
   // A bare `code`, `number` or `token` may be a status code, a count or a secret; with a word before
   // it, it is something's (`order_number`, `message_token`); a bare `reference` is one already.
   if (REFERENCE_WORDS.has(last)) return words.length > 1 || last === 'reference';
-  return words.length >= 2 && last === 'id' && words.at(-2) === 'order';
+  return words.length >= 2 && last === 'id' && ID_OF.has(words.at(-2) ?? '');
 }
 
-/** The question (module comment), or undefined where an event id is taken or asked, or nothing is named so. */
-export function flatReferenceQuestion(
+/**
+ * The rule in place (module comment): a question pushed, or the open question of the event's id
+ * extended; nothing where an event id is taken or preselected, or nothing is named so.
+ */
+export function flatReferenceRule(
+  base: readonly RuleGuess[],
+  fields: readonly InferredField[],
+  rows: readonly Record<string, unknown>[],
+  questions: Question[],
+): void {
+  if (base.some((g) => g.target === 'event_id')) return;
+  const qi = questions.findIndex((q) => (q.field ?? q.target) === 'event_id');
+  const open = questions[qi];
+  if (open && !open.noneGuessed) return;
+  const named = referenceColumns(base, fields, rows, questions);
+  if (named.length === 0) return;
+  const options = named.map((f) => ({
+    column: f.name,
+    why: 'named as a reference, a number or a code of something, one per row',
+  }));
+  if (open) {
+    questions[qi] = { ...open, options: [...open.options, ...options].slice(0, MAX_OPTIONS + 1) };
+    return;
+  }
+  questions.push({
+    target: 'event_id',
+    ask: `Which column is the event's own id, if any? Nothing in the payload is named as one; ${named.length === 1 ? `${named[0]?.name} is named as a reference of something` : 'these are named as references of something'}, but not whether of the event, the record it is about, or another party.`,
+    options: options.slice(0, MAX_OPTIONS),
+    noneGuessed: {
+      why: 'nothing in the payload is named as the event’s id, so nothing says which identifies it',
+    },
+  });
+}
+
+/** The top-level columns named as a reference (module comment) no question offers yet. */
+function referenceColumns(
   base: readonly RuleGuess[],
   fields: readonly InferredField[],
   rows: readonly Record<string, unknown>[],
   questions: readonly Question[],
-): Question | undefined {
-  if (base.some((g) => g.target === 'event_id')) return undefined;
-  if (questions.some((q) => (q.field ?? q.target) === 'event_id')) return undefined;
+): InferredField[] {
   const offered = new Set(questions.flatMap((q) => q.options.map((o) => o.column)));
   const named = fields.filter(
     (f) =>
@@ -86,16 +135,5 @@ export function flatReferenceQuestion(
       everyRowOwn(rows, f.name) &&
       idShaped(rows, f.name),
   );
-  if (named.length === 0) return undefined;
-  return {
-    target: 'event_id',
-    ask: `Which column is the event's own id, if any? Nothing in the payload is named as one; ${named.length === 1 ? `${named[0]?.name} is named as a reference of something` : 'these are named as references of something'}, but not whether of the event, the record it is about, or another party.`,
-    options: named.slice(0, MAX_OPTIONS).map((f) => ({
-      column: f.name,
-      why: 'named as a reference, a number or a code of something, one per row',
-    })),
-    noneGuessed: {
-      why: 'nothing in the payload is named as the event’s id, so nothing says which identifies it',
-    },
-  };
+  return named;
 }

@@ -24,7 +24,6 @@ import { emptyDetailQuestions } from './empty-detail.ts';
 import { envelopeIdQuestion } from './envelope-id.ts';
 import { chooseEventName, type EventNameGuess } from './event-name.ts';
 import { identityEvidence, leafSide, personObjectId } from './evidence.ts';
-import { flatReferenceQuestion } from './flat-reference.ts';
 import { lateIdRules } from './late-id-rules.ts';
 import { listCount } from './list-count.ts';
 import { envelopeNamedIdQuestion, unnamedEventIdQuestion } from './named-event-id.ts';
@@ -475,9 +474,7 @@ export function guessChoices(
     subjectPersonIdQuestion(base, fields, rows, questions) ??
     personTypeIdQuestion(base, fields, questions);
   if (partyIdAsk) questions.push(partyIdAsk);
-  const recordEventAsk =
-    personRecordEventIdQuestion(base, fields, questions) ??
-    flatReferenceQuestion(base, fields, rows, questions);
+  const recordEventAsk = personRecordEventIdQuestion(base, fields, questions);
   if (recordEventAsk) questions.push(recordEventAsk);
   const emailAsk = unplacedEmailQuestion(base, fields, questions);
   if (emailAsk) questions.push(emailAsk);

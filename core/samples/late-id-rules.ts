@@ -1,9 +1,11 @@
 /**
  * The id rules that run last, once every other question is asked (issue #94): they read which
  * columns the questions already offer and rewrite guesses and questions in place. An event id in
- * the envelope's header object (held-event-id.ts), then the ids named for the event's person
- * (role-id.ts). Pure, but for the guesses and questions they rewrite.
+ * the envelope's header object (held-event-id.ts), a flat record's references where no event id
+ * is taken (flat-reference.ts), then the ids named for the event's person (role-id.ts). Pure, but
+ * for the guesses and questions they rewrite.
  */
+import { flatReferenceRule } from './flat-reference.ts';
 import { heldEventIdRule } from './held-event-id.ts';
 import type { Question } from './questions.ts';
 import { roleIdRules } from './role-id.ts';
@@ -17,5 +19,6 @@ export function lateIdRules(
   questions: Question[],
 ): void {
   heldEventIdRule(fields, rows, base, questions);
+  flatReferenceRule(base, fields, rows, questions);
   roleIdRules(fields, base, questions);
 }

@@ -104,4 +104,39 @@ describe('the creator: a flat record’s reference offered as the event’s id',
     ];
     assert.equal(idAsk(rows), undefined);
   });
+
+  describe('an id named for what carries the event, and the open question of the records’ ids', () => {
+    it('offers a trace id, a correlation id and an update id where no event id was found', () => {
+      assert.deepEqual(
+        idAsk({ traceId: 'tr~Kf9B', money: { amount: 10, currency: 'EUR' }, description: 'x' })?.options.map(
+          (o) => o.column,
+        ),
+        ['traceId'],
+      );
+      assert.ok(idAsk({ correlationId: 'req-63f9', reviewStatus: 'init' })?.noneGuessed);
+    });
+
+    it('adds them to an open question offering the ids of records the payload holds', () => {
+      const update = {
+        update_id: 385937742,
+        message: { message_id: 7, chat: { id: 11, type: 'private' }, date: 1441645532, text: 'hi' },
+      };
+      const q = idAsk(update);
+      assert.ok(q?.noneGuessed, 'still nothing preselected');
+      assert.equal(q?.options.at(-1)?.column, 'update_id');
+      assert.ok((q?.options.length ?? 0) > 1, 'the records’ ids kept');
+    });
+
+    it('never offers a position or a business party’s number', () => {
+      for (const name of [
+        'sequenceNumber',
+        'merchantSerialNumber',
+        'account_number',
+        'store_code',
+        'serial_number',
+      ])
+        assert.equal(referenceNamed(name), false, name);
+      assert.equal(idAsk({ sequenceNumber: 2, merchantSerialNumber: 'm-1', note: 'x' }), undefined);
+    });
+  });
 });
