@@ -2,11 +2,13 @@
  * The id rules that run last, once every other question is asked (issue #94): they read which
  * columns the questions already offer and rewrite guesses and questions in place. An event id in
  * the envelope's header object (held-event-id.ts), a flat record's references where no event id
- * is taken (flat-reference.ts), then the ids named for the event's person (role-id.ts). Pure, but
- * for the guesses and questions they rewrite.
+ * is taken (flat-reference.ts), the ids named for the event's person (role-id.ts), then the id of
+ * an object that says it holds a person (person-kind.ts). Pure, but for the guesses and questions
+ * they rewrite.
  */
 import { flatReferenceRule } from './flat-reference.ts';
 import { heldEventIdRule } from './held-event-id.ts';
+import { personKindIdQuestion } from './person-kind.ts';
 import type { Question } from './questions.ts';
 import { roleIdRules } from './role-id.ts';
 import type { RuleGuess as Guess } from './rule-guess.ts';
@@ -21,4 +23,6 @@ export function lateIdRules(
   heldEventIdRule(fields, rows, base, questions);
   flatReferenceRule(base, fields, rows, questions);
   roleIdRules(fields, base, questions);
+  const kindAsk = personKindIdQuestion(base, fields, questions);
+  if (kindAsk) questions.push(kindAsk);
 }
