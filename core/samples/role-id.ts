@@ -22,9 +22,13 @@ import type { InferredField } from './sample.ts';
 import { dataFieldName } from './suggest.ts';
 import { actorAbove } from './two-evidence.ts';
 
+/** The roles a person plays in the event, as words of a name. */
+const ROLES =
+  'respondent|recipient|attendee|invitee|participant|subscriber|buyer|payer|guest|patron|student|signer|donor|visitor|customer|contact|member|lead|patient';
 /** Leaf names (words joined) of an id named for the person's role in the event. */
-const ROLE_ID =
-  /^(respondent|recipient|attendee|invitee|participant|subscriber|buyer|payer|guest|patron|student|signer|donor|visitor|customer|contact|member|lead|patient)(id|uuid)$/;
+const ROLE_ID = new RegExp(`^(${ROLES})(id|uuid)$`);
+/** Names (words joined) of an object named for the person's role (`subscriber`, `customers`). */
+const ROLE_OBJECT = new RegExp(`^(${ROLES})s?$`);
 
 const PERSON_ID_TARGETS = new Set(['user_id', 'user.external_id']);
 
@@ -36,10 +40,18 @@ export function personRoleOfId(column: string): string | undefined {
   return ROLE_ID.exec(nameWords(leafOf(column)).join(''))?.[1];
 }
 
+/** The role the object holding a column is named for (`subscriber.user_id` → `subscriber`), or undefined. */
+function objectRoleOf(column: string): string | undefined {
+  const parent = parentOf(column);
+  return ROLE_OBJECT.exec(nameWords(parent.slice(parent.lastIndexOf('.') + 1)).join(''))?.[1];
+}
+
 /**
  * The rule applied in place: each question about the person's id that preselects a column (its
  * first option) gets the role-named ids beside that column, not yet offered by any question and
- * holding values, preselected before it; the guesses follow the new preselection.
+ * holding values, preselected before it; the guesses follow the new preselection. Where none is
+ * beside it and its own object names no role (`broadcaster.user_id`), a column of the same name in
+ * an object named for a role (`subscriber.user_id`) is preselected the same way.
  */
 export function roleIdBesideAsked(
   fields: readonly InferredField[],
@@ -53,19 +65,23 @@ export function roleIdBesideAsked(
     const at = base.findIndex((g) => g.column === first && g.target === q.target);
     const was = base[at];
     if (!was) return;
-    const roles = fields.filter(
-      (f) =>
-        f.distinct > 0 &&
-        f.name !== first &&
-        parentOf(f.name) === parentOf(first) &&
-        !offered.has(f.name) &&
-        personRoleOfId(f.name) !== undefined,
+    const open = (f: InferredField) => f.distinct > 0 && f.name !== first && !offered.has(f.name);
+    const beside = fields.filter(
+      (f) => open(f) && parentOf(f.name) === parentOf(first) && personRoleOfId(f.name) !== undefined,
     );
+    const roleOf = (column: string) => personRoleOfId(column) ?? objectRoleOf(column);
+    const roles =
+      beside.length > 0 || objectRoleOf(first) !== undefined
+        ? beside
+        : fields.filter(
+            (f) => open(f) && leafOf(f.name) === leafOf(first) && objectRoleOf(f.name) !== undefined,
+          );
     const chosen = roles[0];
     const to = base.findIndex((g) => g.column === chosen?.name);
     if (!chosen || base[to]?.target !== 'event_data') return;
-    const role = personRoleOfId(chosen.name) as string;
-    const why = `named for the event's ${role}, beside ${first}, which names no role in the event`;
+    const role = roleOf(chosen.name) as string;
+    const named = personRoleOfId(chosen.name) ? 'named for' : 'in an object named for';
+    const why = `${named} the event's ${role}, beside ${first}, which names no role in the event`;
     base[to] = { column: chosen.name, target: q.target, why: `${why}: asked above, preselected` };
     base[at] = {
       column: first,
@@ -76,9 +92,9 @@ export function roleIdBesideAsked(
     for (const f of roles) offered.add(f.name);
     questions[qi] = {
       ...q,
-      ask: `Which is the person's id? ${chosen.name} is named for the event's ${role}; ${first} names a user, who may be the business's account.`,
+      ask: `Which is the person's id? ${chosen.name} is ${named} the event's ${role}; ${first} names a user, who may be the business's account.`,
       options: [
-        ...roles.map((f) => ({ column: f.name, why: `named for the event's ${personRoleOfId(f.name)}` })),
+        ...roles.map((f) => ({ column: f.name, why: `named for the event's ${roleOf(f.name)}` })),
         ...q.options,
       ],
     };
