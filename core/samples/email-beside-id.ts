@@ -8,8 +8,16 @@
  * the person's e-mail, an e-mail column in that same object is preselected in that question, the
  * columns it offered kept after it: a person's details sit together, and the object the page
  * already reads as the person's is the best evidence of whose address is theirs. Nothing is filled
- * without asking. Pure, but for the guesses and the question it rewrites.
+ * without asking.
+ *
+ * The same holds for a name: where the e-mail question asks about one address whose name says
+ * nothing of whose it is, or names a sender (`data.sender`, known as an e-mail by its values
+ * alone), and an address beside it is named for a role a person plays (`data.recipient`,
+ * `customer`), that one is preselected, the first kept after it. Pure, but for the guesses and
+ * the question it rewrites.
  */
+import { nameWords } from './names.ts';
+import { personWord } from './party.ts';
 import type { Question } from './questions.ts';
 import type { RuleGuess as Guess } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
@@ -25,22 +33,42 @@ function personIdColumn(base: readonly Guess[], questions: readonly Question[]):
   return asked?.options[0]?.column ?? base.find((g) => PERSON_ID.has(g.target))?.column;
 }
 
+/** Whether a column's leaf is named for a role a person plays (`recipient`, `customer`), not a user's. */
+const roleNamed = (column: string) =>
+  nameWords(column.slice(column.lastIndexOf('.') + 1)).some((w) => w !== 'user' && personWord(w));
+
+/** An address to preselect: beside the person's id, or else named for a person's role beside the asked one. */
+function besideOf(
+  fields: readonly InferredField[],
+  base: readonly Guess[],
+  questions: readonly Question[],
+  q: Question,
+): { readonly email: InferredField; readonly because: string } | undefined {
+  const address = (f: InferredField) => f.format === 'email' && f.distinct > 0 && f.type === 'string';
+  const id = personIdColumn(base, questions);
+  const holder = id === undefined ? '' : parentOf(id);
+  const email = holder === '' ? undefined : fields.find((f) => parentOf(f.name) === holder && address(f));
+  if (email) return { email, because: `in ${holder}, beside the person's id (${id})` };
+  const first = q.options[0]?.column;
+  if (q.noneGuessed || q.options.length !== 1 || first === undefined || roleNamed(first)) return undefined;
+  const named = fields.find(
+    (f) => f.name !== first && parentOf(f.name) === parentOf(first) && address(f) && roleNamed(f.name),
+  );
+  return named ? { email: named, because: `named for a role a person plays, beside ${first}` } : undefined;
+}
+
 /** The rule applied in place (module comment). */
 export function emailBesideIdRule(
   fields: readonly InferredField[],
   base: Guess[],
   questions: Question[],
 ): void {
-  const id = personIdColumn(base, questions);
-  const holder = id === undefined ? '' : parentOf(id);
-  if (holder === '') return;
   const qi = questions.findIndex((q) => (q.field ?? q.target) === EMAIL);
   const q = questions[qi];
   if (!q) return;
-  const email = fields.find(
-    (f) => parentOf(f.name) === holder && f.format === 'email' && f.distinct > 0 && f.type === 'string',
-  );
-  if (!email || q.options[0]?.column === email.name) return;
+  const found = besideOf(fields, base, questions, q);
+  if (!found || q.options[0]?.column === found.email.name) return;
+  const { email, because } = found;
   const to = base.findIndex((g) => g.column === email.name);
   if (base[to]?.target !== 'event_data') return;
   const was = q.noneGuessed ? undefined : q.options[0]?.column;
@@ -48,7 +76,7 @@ export function emailBesideIdRule(
   base[to] = {
     column: email.name,
     target: EMAIL,
-    why: `an address in ${holder}, beside the person's id (${id}): asked above, preselected`,
+    why: `an address ${because}: asked above, preselected`,
   };
   const old = base[at];
   if (old)
@@ -56,14 +84,14 @@ export function emailBesideIdRule(
       column: old.column,
       target: 'event_data',
       field: dataFieldName(old.column),
-      why: `an address, but ${email.name} sits beside the person's id: asked above`,
+      why: `an address, but ${email.name} is ${because}: asked above`,
     };
   const { noneGuessed: _, ...rest } = q;
   questions[qi] = {
     ...rest,
-    ask: `Whose e-mail address is the person's? ${email.name} sits in ${holder}, beside the person's id (${id}); the others hold addresses too.`,
+    ask: `Whose e-mail address is the person's? ${email.name} is ${because}; the others hold addresses too.`,
     options: [
-      { column: email.name, why: `an address beside the person's id, in ${holder}` },
+      { column: email.name, why: `an address ${because}` },
       ...q.options.filter((o) => o.column !== email.name),
     ],
   };

@@ -67,4 +67,39 @@ describe('the creator: the e-mail beside the person’s id', () => {
     };
     assert.notEqual(emailAsk(without)?.options[0]?.column, 'data.conversation.requester.email');
   });
+
+  describe('an address named for a role a person plays', () => {
+    /** An e-mail delivery report: the sending address and the recipient's, named for nothing else. */
+    const report = {
+      id: 'c3f5a1d2-0b1e-4c2a-9e55-1b2c3d4e5f60',
+      eventType: 'Microsoft.Communication.EmailDeliveryReportReceived',
+      eventTime: '2026-09-06T21:34:42Z',
+      data: { sender: 'noreply@shop.example', recipient: 'ann@example.com', status: 'Delivered' },
+    };
+
+    it('preselects the recipient where the page asked only about the sender', () => {
+      const q = emailAsk(report);
+      assert.deepEqual(
+        q?.options.map((o) => o.column),
+        ['data.recipient', 'data.sender'],
+      );
+      assert.match(q?.ask ?? '', /named for a role a person plays/);
+      assert.equal(guess(report).columns.find((c) => c.column === 'data.sender')?.target, 'event_data');
+    });
+
+    it('offers a customer’s address beside an unnamed one, never a user’s', () => {
+      const order = {
+        id: 'o-1',
+        type: 'order.created',
+        data: { address: 'shop@example.io', customer: 'ann@example.com' },
+      };
+      assert.equal(emailAsk(order)?.options[0]?.column, 'data.customer');
+      const user = {
+        id: 'o-2',
+        type: 'order.created',
+        data: { sender: 'shop@example.io', user: 'ann@example.com' },
+      };
+      assert.notEqual(emailAsk(user)?.options[0]?.column, 'data.user');
+    });
+  });
 });
