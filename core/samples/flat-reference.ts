@@ -38,7 +38,8 @@ const SECRET_WORDS = new Set([
 ]);
 /**
  * Words naming a phone, a count or a position rather than an id (`phone_number`, `page_number`,
- * `sequenceNumber`), or a business party's (`merchantSerialNumber`, `account_number`).
+ * `sequenceNumber`), a payment instrument's or a tax number (`card_number`, `vat_number`), or a
+ * business party's (`merchantSerialNumber`, `account_number`).
  */
 const NOT_ID_WORDS = new Set([
   'phone',
@@ -58,7 +59,13 @@ const NOT_ID_WORDS = new Set([
   'reason',
   'sequence',
   'serial',
-
+  'card',
+  'iban',
+  'routing',
+  'cvv',
+  'pin',
+  'tax',
+  'vat',
   'account',
   'store',
   'shop',

@@ -138,5 +138,11 @@ describe('the creator: a flat record’s reference offered as the event’s id',
         assert.equal(referenceNamed(name), false, name);
       assert.equal(idAsk({ sequenceNumber: 2, merchantSerialNumber: 'm-1', note: 'x' }), undefined);
     });
+
+    it('never offers a card, bank or tax number', () => {
+      for (const name of ['card_number', 'iban_code', 'routing_number', 'vat_number', 'taxNumber'])
+        assert.equal(referenceNamed(name), false, name);
+      assert.equal(idAsk({ card_number: '4242', vat_number: 'GB123', amount: 10 }), undefined);
+    });
   });
 });
