@@ -75,6 +75,12 @@ export function mayBeTheValue(f: InferredField, rows: readonly Record<string, un
 
 /** Words of a sum before discounts, tax and shipping: a value only when no total is there. */
 const PART_SUM = new Set(['subtotal', 'sub', 'line', 'items', 'item', 'unit', 'net']);
+/**
+ * Words of an amount still owed (`amount_due`, `amount_remaining`): what is left to pay, not what
+ * the event is worth where an amount paid or a total sits beside it; alone, an invoice's due
+ * amount is still its value.
+ */
+const STILL_OWED = new Set(['due', 'remaining', 'owed', 'owing', 'unpaid']);
 
 /** The word that rules a column out as the event's value (`discount` in `discount_total`), if any. */
 export function notTheValue(column: string): string | undefined {
@@ -85,7 +91,7 @@ export function notTheValue(column: string): string | undefined {
  * How much more or less a column named like an amount is the event's value than its name match
  * says: a nested amount (`total_price_set.shop_money.amount`) is less than the payload's own, a
  * name with more words (`current_total_price`, `total_usd`) less than the plain `total`, a
- * subtotal less than a total. Small steps: they only order candidates whose names match alike.
+ * subtotal less than a total, an amount still owed (`amount_due`) less than one paid. Small steps: they only order candidates whose names match alike.
  */
 export function valueNameShift(column: string): number {
   const parts = column.split('.');
@@ -94,7 +100,7 @@ export function valueNameShift(column: string): number {
   const own = nameWords(parts[depth] ?? '');
   const generic = own.length === 1 && (own[0] === 'value' || own[0] === 'amount');
   const leaf = generic && depth > 0 ? [...nameWords(parts[depth - 1] ?? ''), ...own] : own;
-  const part = leaf.some((w) => PART_SUM.has(w)) ? 0.1 : 0;
+  const part = leaf.some((w) => PART_SUM.has(w) || STILL_OWED.has(w)) ? 0.1 : 0;
   const total = leaf.includes('total') || leaf.includes('grand') ? 0.03 : 0;
   return total - part - depth * 0.03 - Math.max(0, leaf.length - 1) * 0.01;
 }

@@ -8,7 +8,12 @@
  * whose leaf is named for one (`email`, `receipt_email`, `to_email_address`, `phone`,
  * `phone_number`, `mobile_phone`) and that no business party, actor or business-held object holds
  * is offered with no answer preselected: its name is the only evidence, and no value can confirm
- * it. Not a setting or an id named after one (`email_config_id`, `primary_phone_number_id`). Pure.
+ * it. Not a setting or an id named after one (`email_config_id`, `primary_phone_number_id`).
+ * A test address the format check refuses (`[TEST] jo@doe.com`, `test@example.com1`) or a
+ * masked number (`+33xxxxxxxx`, `91XXXXX4`) is offered the same way: a detail, but written so no
+ * value confirms it; and so is a `value` its sibling types as the detail (`target: { type:
+ * "phone_number", value }`, `item: { fieldType: "MOBILE", value }`), whose own name says nothing.
+ * Pure.
  */
 import { nameWords } from './names.ts';
 import { heldByBusiness, partyOf } from './party.ts';
@@ -46,7 +51,7 @@ const OBFUSCATED = /^\[email(&#160;|\s)protected\]$/;
  */
 export function standInDetail(f: InferredField, target: string): boolean {
   if (f.type !== 'string' || f.distinct === 0 || f.examples.length === 0) return false;
-  const word = target === 'user.email' ? /e ?mail/ : /phone|mobile|msisdn/;
+  const word = target === 'user.email' ? /e ?mail/ : /phone|mobile|msisdn|number/;
   return f.examples.every((v) => {
     if (typeof v !== 'string' || (target === 'user.email' ? v.includes('@') : /\d/.test(v))) return false;
     // A stored page's e-mail protection marker is no stand-in the vendor wrote: a page copied in a
@@ -59,6 +64,59 @@ export function standInDetail(f: InferredField, target: string): boolean {
       word.test(words.join(' '))
     );
   });
+}
+
+/** An address with a marker beside it or a malformed domain: a user part, an `@`, a domain part. */
+const LOOSE_ADDRESS = /^[^@]*[\p{L}\d._%+-]@[\p{L}\d-]+(\.[\p{L}\d-]+)*\.?[^@]*$/u;
+
+/**
+ * Whether every value of an e-mail column is an address the format check refused (module
+ * comment): the column was not read as an e-mail, though each value holds one `@` between a user
+ * part and a domain.
+ */
+export function looseAddress(f: InferredField, target: string): boolean {
+  if (target !== 'user.email' || f.type !== 'string' || f.format === 'email') return false;
+  if (f.distinct === 0 || f.examples.length === 0) return false;
+  return f.examples.every(
+    (v) => typeof v === 'string' && !OBFUSCATED.test(v) && LOOSE_ADDRESS.test(v.trim()),
+  );
+}
+
+/** A number written with a mask over some digits (`+90505702xxxx`, `91XXXXX4`). */
+const MASKED = /^\+?(?=.*\d)(?=.*[xX*]{2})[\dxX*\s-]{6,}$/;
+
+/** Whether every value of a phone column is a masked number (module comment). */
+export function maskedNumber(f: InferredField, target: string): boolean {
+  if (target !== 'user.phone' || f.type !== 'string' || f.distinct === 0 || f.examples.length === 0)
+    return false;
+  return f.examples.every((v) => typeof v === 'string' && MASKED.test(v.trim()));
+}
+
+/** Words of a kind's value that type a sibling `value` as a detail (`phone_number`, `MOBILE`, `email`). */
+const TYPED: readonly [string, RegExp][] = [
+  ['user.email', /^(e ?mail|email address)$/],
+  ['user.phone', /^(phone|phone number|mobile|mobile number|msisdn|cell|sms)$/],
+];
+/** Last words of a column naming the kind of its object's `value` (`type`, `fieldType`, `kind`). */
+const KIND_LAST = new Set(['type', 'kind']);
+
+/**
+ * The detail a `value` column's sibling kind types it as (module comment), or undefined: its leaf
+ * is `value`, and a column beside it ending in `type` or `kind` holds, in every row, a detail's
+ * name alone.
+ */
+export function typedValueTarget(fields: readonly InferredField[], column: string): string | undefined {
+  const at = column.lastIndexOf('.');
+  if (at < 0 || nameWords(column.slice(at + 1)).join(' ') !== 'value') return undefined;
+  const holder = column.slice(0, at);
+  for (const f of fields) {
+    if (f.name.slice(0, f.name.lastIndexOf('.')) !== holder || f.name === column) continue;
+    if (!KIND_LAST.has(nameWords(f.name.slice(f.name.lastIndexOf('.') + 1)).at(-1) ?? '')) continue;
+    const kinds = f.examples.map((v) => (typeof v === 'string' ? nameWords(v).join(' ') : ''));
+    const typed = TYPED.find(([, re]) => kinds.length > 0 && kinds.every((k) => re.test(k)));
+    if (typed) return typed[0];
+  }
+  return undefined;
 }
 
 /** The questions (module comment): one per detail no column took or was asked about. */
@@ -75,8 +133,12 @@ export function emptyDetailQuestions(
     const empty = fields.filter(
       (f) =>
         ((f.distinct === 0 && base.some((g) => g.column === f.name && g.target === 'skip')) ||
-          (standInDetail(f, target) && base.some((g) => g.column === f.name && g.target === 'event_data'))) &&
-        emptyDetailTarget(f.name) === target &&
+          ((standInDetail(f, target) || looseAddress(f, target) || maskedNumber(f, target)) &&
+            base.some((g) => g.column === f.name && g.target === 'event_data')) ||
+          (typedValueTarget(fields, f.name) === target &&
+            f.distinct > 0 &&
+            base.some((g) => g.column === f.name && g.target === 'event_data'))) &&
+        (emptyDetailTarget(f.name) === target || typedValueTarget(fields, f.name) === target) &&
         partyOf(f.name)?.party !== 'business' &&
         (actorAbove(f.name) ?? held(f.name)) === undefined,
     );
@@ -85,14 +147,24 @@ export function emptyDetailQuestions(
     const state = (f: InferredField) =>
       f.distinct === 0
         ? 'empty in the sample'
-        : `a stand-in in the sample (${JSON.stringify(f.examples[0])})`;
-    const all = empty.every((f) => f.distinct === 0) ? 'empty' : 'empty or a stand-in';
+        : typedValueTarget(fields, f.name) === target
+          ? `typed as one only by the column beside it (${JSON.stringify(f.examples[0])})`
+          : looseAddress(f, target) || maskedNumber(f, target)
+            ? `malformed or masked in the sample (${JSON.stringify(f.examples[0])})`
+            : `a stand-in in the sample (${JSON.stringify(f.examples[0])})`;
+    const all = empty.every((f) => f.distinct === 0)
+      ? 'empty'
+      : empty.some((f) => looseAddress(f, target) || maskedNumber(f, target))
+        ? 'empty, a stand-in, malformed or masked'
+        : empty.some((f) => typedValueTarget(fields, f.name) === target)
+          ? 'only typed so by the column beside it'
+          : 'empty or a stand-in';
     out.push({
       target,
-      ask: `Is ${empty.length === 1 ? `${empty[0]?.name} the person's ${label}` : `one of these the person's ${label}`}? ${empty.length === 1 ? 'It is' : 'They are'} named for one, but ${all} in the sample, so no value says whose or confirms it.`,
+      ask: `Is ${empty.length === 1 ? `${empty[0]?.name} the person's ${label}` : `one of these the person's ${label}`}? ${empty.length === 1 ? 'It is' : 'They are'} named or typed for one, but ${all} in the sample, so no value says whose or confirms it.`,
       options: empty.slice(0, 3).map((f) => ({
         column: f.name,
-        why: `named for ${/^[aeiou]/.test(label) ? 'an' : 'a'} ${label}, but ${state(f)}`,
+        why: `${typedValueTarget(fields, f.name) === target ? 'a value' : `named for ${/^[aeiou]/.test(label) ? 'an' : 'a'} ${label}`}, but ${state(f)}`,
       })),
       noneGuessed: { why: `${all} in the sample: nothing but the name says it is the person's ${label}` },
     });

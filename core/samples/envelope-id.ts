@@ -8,9 +8,11 @@
  *
  * - the envelope says it is an event: its own `object`, `type` or `kind` is `event`,
  *   `webhook_event` or `notification_event`;
- * - the vendor types its ids by a word before them (`evt_…`, `WH-…`, `msg_…`), and the
- *   envelope's word is neither the record's nor one of a delivery, an attempt or a request: the
- *   envelope is an object of its own kind, the event;
+ * - the vendor types its ids by a word before them (`evt_…`, `msg_…`), and the envelope's word
+ *   is neither the record's nor one of a delivery, an attempt or a request, nor one naming the
+ *   webhook (`wh_…`, `hook_…`): the envelope is an object of its own kind, the event. A webhook's
+ *   word says too little: some vendors type the event they send so (`WH-…`), others the
+ *   subscription that sends every event (`wh_15`, the same on each), so it is asked;
  * - the envelope counts its delivery attempts (`attempt_number`): a counter tells a retry apart by
  *   itself, so the id beside it stays the same across retries.
  *
@@ -40,6 +42,11 @@ const PREFIX = /^([A-Za-z]{2,16})[_-]/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-/i;
 /** Prefix words that say a delivery, an attempt or a request: then the envelope's id is that. */
 const DELIVERY_PREFIX = /^(del|dlv|deliv|delivery|attempt|att|try|retry|req|request|dispatch)$/i;
+/**
+ * Prefix words that name the webhook: the event sent, or the subscription that sends them all (an
+ * endpoint's id, the same on every event), so no evidence either way.
+ */
+const WEBHOOK_PREFIX = /^(wh|whk|hook|hooks|webhook|webhooks)$/i;
 
 const leafOf = (column: string) => column.slice(column.lastIndexOf('.') + 1);
 
@@ -105,7 +112,12 @@ export function envelopeIdEvidence(
   if (declared)
     return `the envelope says it is an event (${declared.name}: ${JSON.stringify(declared.examples[0])})`;
   const typed = prefixOf(rows, envelope);
-  if (typed && !DELIVERY_PREFIX.test(typed) && typed !== prefixOf(rows, record))
+  if (
+    typed &&
+    !DELIVERY_PREFIX.test(typed) &&
+    !WEBHOOK_PREFIX.test(typed) &&
+    typed !== prefixOf(rows, record)
+  )
     return `its values are typed "${typed}", a kind of their own beside the record's id`;
   const attempt = deliveryColumns(fields).find((d) => d.kind === 'attempt');
   if (attempt)

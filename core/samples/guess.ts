@@ -24,6 +24,7 @@ import { emptyDetailQuestions } from './empty-detail.ts';
 import { envelopeIdQuestion } from './envelope-id.ts';
 import { chooseEventName, type EventNameGuess } from './event-name.ts';
 import { identityEvidence, leafSide, personObjectId } from './evidence.ts';
+import { lateIdRules } from './late-id-rules.ts';
 import { listCount } from './list-count.ts';
 import { envelopeNamedIdQuestion, unnamedEventIdQuestion } from './named-event-id.ts';
 import { fieldName, nameWords } from './names.ts';
@@ -45,7 +46,6 @@ import { recordIdQuestion } from './record-id.ts';
 import { requestReference, requestReferenceQuestion } from './request-ref.ts';
 import { resourceIdQuestion } from './resource-ref.ts';
 import { rivalPartyQuestions } from './rival-parties.ts';
-import { roleIdBesideAsked } from './role-id.ts';
 import { directionOf, notARegion, objectTypes, type RoleReading } from './roles.ts';
 import type { RuleGuess } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
@@ -488,7 +488,7 @@ export function guessChoices(
   if (rivals) questions.push(valueBesideCurrency(fields, base, rivals, dataFieldName));
   transactionCountryQuestion(fields, base, questions);
   personReferenceQuestion(base, questions);
-  roleIdBesideAsked(fields, base, questions);
+  lateIdRules(fields, rows, base, questions);
   const asked = new Set(questions.flatMap((q) => q.options.map((o) => o.column)));
   const columns = base.map((g, i): ColumnGuess => {
     const f = fields[i] as InferredField;

@@ -16,8 +16,11 @@ export interface InferOptions {
 /** Enum rule: at most this many distinct values, each at most this long, each seen twice on average. */
 const ENUM_MAX_VALUES = 10;
 const ENUM_MAX_LENGTH = 64;
-/** Column names under which integers in the epoch range are read as times. */
-const TIME_NAME = /time|date|_at$|^at$|^ts$|stamp|epoch|created|updated|zeit|datum|fecha|heure|hora/i;
+/**
+ * Column names under which integers in the epoch range are read as times (`instant` as in
+ * `createInstant`: a point in time).
+ */
+const TIME_NAME = /time|date|_at$|^at$|^ts$|stamp|epoch|created|updated|instant|zeit|datum|fecha|heure|hora/i;
 /** The same `at` in camel case (`sentAt`, `lastActiveAt`): case matters, or `chat` and `format` would be one. */
 const CAMEL_AT = /[a-z0-9]At$/;
 /** Epoch seconds and milliseconds from 2001-09-09 to 2099-12-31. */

@@ -5,7 +5,9 @@
  *
  * - a payload that says no event: no column at its top, or in its `meta`, names which event it
  *   is (a `type`, `event`, `topic`, `trigger`), and it nests no object (`data`, `payload`,
- *   `subscriber`): a flat record. It is then a record's body, not an event's envelope, and in a
+ *   `subscriber`): a flat record. A column named for the same thing as the id (`event_name`
+ *   beside `event_id`) whose values are a title (`Angels East Fest`: words, no code's dots or
+ *   underscores) is that thing's name, an occasion's, and says no event either. It is then a record's body, not an event's envelope, and in a
  *   record `event_id` is as often the id of an event the record belongs to (a show a ticket is
  *   for, a booked meeting) as the webhook's own. The page asks, with no answer preselected,
  *   offering it beside the record's own ids at its level;
@@ -46,9 +48,31 @@ function namedEventId(column: string): boolean {
   return !column.includes('.') && words.length === 2 && words[0] === 'event' && words[1] === 'id';
 }
 
-/** A column at the top or in a holder object names which event the payload is. */
-function typeColumn(fields: readonly InferredField[]): InferredField | undefined {
+/** A value written as a title (`Angels East Fest`): words and spaces, none of a code's separators. */
+const TITLE = /^[^\s._/:]+( [^\s._/:]+)+$/u;
+
+/**
+ * A column named for the same thing as the id (`event_name`, `eventTitle` beside `event_id`: its
+ * first word is the id's) whose every value is a title: the name of the occasion the id
+ * identifies, not a discriminator.
+ */
+function namesTheIdsThing(f: InferredField, id: string): boolean {
+  const words = nameWords(f.name.slice(f.name.lastIndexOf('.') + 1));
+  return (
+    words.length > 1 &&
+    words[0] === nameWords(id)[0] &&
+    f.examples.length > 0 &&
+    f.examples.every((v) => typeof v === 'string' && TITLE.test(v.trim()))
+  );
+}
+
+/**
+ * A column at the top or in a holder object names which event the payload is; with `id`, not one
+ * that names the thing that id identifies (`namesTheIdsThing`).
+ */
+function typeColumn(fields: readonly InferredField[], id?: string): InferredField | undefined {
   return fields.find((f) => {
+    if (id !== undefined && namesTheIdsThing(f, id)) return false;
     const segs = f.name.split('.');
     const top =
       segs.length === 1 || (segs.length === 2 && TYPE_HOLDERS.has(nameWords(segs[0] ?? '').join('')));
@@ -77,7 +101,8 @@ export function unnamedEventIdQuestion(
 ): Question | undefined {
   const at = base.findIndex((g) => g.target === 'event_id');
   const chosen = base[at];
-  if (!chosen || !namedEventId(chosen.column) || typeColumn(fields) || nests(fields)) return undefined;
+  if (!chosen || !namedEventId(chosen.column) || typeColumn(fields, chosen.column) || nests(fields))
+    return undefined;
   const own = base.filter((g) => {
     const f = fields.find((x) => x.name === g.column);
     return (

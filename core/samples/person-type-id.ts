@@ -8,7 +8,10 @@
  * payload wraps (a plain `id` under envelopes or under an object the type names) taken or asked as
  * the event's, or of a top-level object named for that record, is offered as the person's, with
  * no answer preselected: a column is mapped once, and it keeps what it was until the person
- * picks. Pure.
+ * picks. A column that says the kind of the record rather than the event (`subscriptionType:
+ * contact.creation`, `eventCategory: CONTACT`, `resource.typeId: customer`) names it as well, and
+ * an id named for the object or resource the event is about (`objectId`, `resourceId`) is that
+ * record's own id as a plain one is. Pure.
  */
 import { nameWords } from './names.ts';
 import type { Question } from './questions.ts';
@@ -41,7 +44,8 @@ const PERSON_RECORDS = new Set([
   'guest',
 ]);
 /** Last words of a type that say what befell the record (`created`, `update`, `new`). */
-const CHANGE = /^(\w+ed|new|add|create|update|delete|remove|change|set|upsert|merge)$/;
+const CHANGE =
+  /^(\w+ed|new|add|create|update|delete|remove|change|set|upsert|merge|creation|deletion|addition|removal)$/;
 /** Names of the column that says which event a payload is (its type), read as one word. */
 const TYPE_NAMES = new Set([
   'type',
@@ -52,8 +56,18 @@ const TYPE_NAMES = new Set([
   'trigger',
   'action',
   'notificationtype',
+  // Names of a column that says the record's kind (`subscriptionType`, `eventCategory`, `typeId`).
+  'subscriptiontype',
+  'eventcategory',
+  'objecttype',
+  'resourcetype',
+  'entitytype',
+  'typeid',
 ]);
-const TYPE_HOLDERS = new Set(['meta', 'metadata']);
+/** Objects a type sits in beside the top: an envelope's `meta`, or the resource it describes. */
+const TYPE_HOLDERS = new Set(['meta', 'metadata', 'resource']);
+/** An id named for the object or resource the event is about (`objectId`, `resource_id`). */
+const SUBJECT_ID = /^(object|resource|entity)(id|uuid)$/;
 
 /** The person's record word the payload's type names, or undefined. */
 function personTyped(fields: readonly InferredField[]): string | undefined {
@@ -82,7 +96,10 @@ function personTyped(fields: readonly InferredField[]): string | undefined {
 /** Whether a column is the plain id of the record the payload wraps, or of an object named for the person's record. */
 function recordOwnId(column: string, word: string): boolean {
   const parts = column.split('.');
-  if (parts.length < 2 || !PLAIN_ID.test(parts.at(-1) ?? '')) return false;
+  const leaf = parts.at(-1) ?? '';
+  if (SUBJECT_ID.test(nameWords(leaf).join('')))
+    return parts.slice(0, -1).every((p) => WRAPPERS.has(nameWords(p).join('')));
+  if (parts.length < 2 || !PLAIN_ID.test(leaf)) return false;
   const stem = word.replace(/s$/, '');
   return parts
     .slice(0, -1)

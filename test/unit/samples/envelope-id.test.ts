@@ -78,11 +78,42 @@ describe('the creator: an envelope’s id beside its record’s', () => {
   });
 
   it('fills an id typed by a word of its own kind, with no declaration beside it', () => {
-    for (const id of ['wh_123', 'WH-9UG43882HX', 'msg_2xWq', 'notif_78c1'])
+    for (const id of ['EVT-9UG43882HX', 'msg_2xWq', 'notif_78c1', 'ntf_3'])
       assert.deepEqual(
         guess({ id, event: 'user.created', data: { id: 'user_01FAEA', email: 'a@example.com' } }).ids,
         ['id'],
       );
+  });
+
+  it('asks, nothing preselected, of an id typed by the webhook’s word: the event’s or its subscription’s', () => {
+    // The shape a ticketing webhook filled wrong: `wh_15` is the same on every event it sends.
+    const ticket = guess({
+      id: 'wh_15',
+      created_at: '2025-01-01 10:00:00',
+      event: 'ISSUED_TICKET.CREATED',
+      payload: { object: 'issued_ticket', id: 'it_50198', email: 'jo@example.com', order_id: 'or_7' },
+    });
+    assert.deepEqual(ticket.ids, []);
+    assert.ok(ticket.asks[0]?.noneGuessed, 'no answer preselected');
+    assert.deepEqual(
+      ticket.asks[0]?.options.map((o) => o.column),
+      ['id', 'payload.id'],
+    );
+    for (const id of ['WH-9UG43882HX', 'hook_RyEKQO789', 'webhook-7731', 'whk_0a1b'])
+      assert.deepEqual(
+        guess({ id, type: 'payment.captured', data: { id: 'pay_91', amount: 12 } }).asks[0]?.options.map(
+          (o) => o.column,
+        ),
+        ['id', 'data.id'],
+        id,
+      );
+  });
+
+  it('still fills a webhook-typed id the envelope itself says is an event, or one beside nothing wrapped', () => {
+    assert.deepEqual(guess({ id: 'wh_15', object: 'event', data: { id: 'it_50198' } }).ids, ['id']);
+    const bare = guess({ id: 'wh_15', event: 'ticket.created', email: 'jo@example.com' });
+    assert.deepEqual(bare.ids, ['id']);
+    assert.deepEqual(bare.asks, []);
   });
 
   it('fills an envelope that names itself an event, whatever its ids look like', () => {
@@ -190,8 +221,8 @@ describe('the creator: an envelope’s id beside its record’s', () => {
 
     it('names the word the ids are typed by, as written, in its evidence', () => {
       assert.equal(
-        evidence({ id: 'WH-9UG43882HX', event: 'user.created', data: { id: UUID_B } }),
-        'its values are typed "wh", a kind of their own beside the record\'s id',
+        evidence({ id: 'EVT-9UG43882HX', event: 'user.created', data: { id: UUID_B } }),
+        'its values are typed "evt", a kind of their own beside the record\'s id',
       );
     });
 

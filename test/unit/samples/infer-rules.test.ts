@@ -58,6 +58,13 @@ describe('samples: inferring a column, rule by rule', () => {
       assert.equal(kind(one([1709294400, 1709298000], name)), 'integer', name);
   });
 
+  it('reads integers as epoch times under an `Instant`, a point in time', () => {
+    // A login event's `event.createInstant` (epoch milliseconds) was read as a plain integer.
+    for (const name of ['createInstant', 'event.insertInstant', 'instant', 'last_login_instant'])
+      assert.equal(kind(one([1505762615056, 1505762615999], name)), 'timestamp epoch_millis', name);
+    assert.equal(kind(one([3, 4], 'instantCount')), 'integer');
+  });
+
   it('reads integers as epoch times under a camel-case `At`, and only there', () => {
     // Once plain integers: a message's `sentAt` lost the event time to its `updatedAt`.
     for (const name of ['sentAt', 'lastActiveAt', 'joined2At', 'message.deliveredAt'])

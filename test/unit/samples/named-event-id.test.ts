@@ -64,6 +64,47 @@ describe('the creator: an event id in a record that names no event', () => {
     assert.deepEqual(filled({ ...download, topic: 'tickets/download' }), ['event_id']);
   });
 
+  it('asks where a column named for the same thing gives it a title: an occasion’s name, no event’s', () => {
+    // The shape a ticket shop's order webhook filled wrong: the show's id and name, the order's id.
+    const order = {
+      email: 'a1b2c3d4e5f6...',
+      order_id: 1234,
+      event_id: 322,
+      event_name: 'Angels East Fest',
+      currency: 'GBP',
+      order_value: 45,
+      line_items: [{ type: 'ticket', name: 'General Admission', quantity: 2, total: 40 }],
+    };
+    assert.deepEqual(filled(order), []);
+    const q = idQuestion(order);
+    assert.ok(q?.noneGuessed, 'no answer preselected');
+    assert.deepEqual(
+      q?.options.map((o) => o.column),
+      ['event_id', 'order_id'],
+    );
+    const camel = {
+      bookingId: 'b-81',
+      eventId: 'ev-9',
+      eventName: 'Intro Call with Sam',
+      start: '2026-12-01',
+    };
+    assert.deepEqual(filled(camel), []);
+    assert.deepEqual(
+      idQuestion(camel)?.options.map((o) => o.column),
+      ['eventId', 'bookingId'],
+    );
+  });
+
+  it('fills as before where that column holds a code, or another column names the event', () => {
+    for (const name of ['order.completed', 'ORDER_COMPLETED', 'orders/paid', 'purchase'])
+      assert.deepEqual(filled({ ...download, event_name: name }), ['event_id'], name);
+    // A title under the discriminator's own name, or one beside it, is a kind of event.
+    assert.deepEqual(filled({ ...download, event: 'Order Completed' }), ['event_id']);
+    assert.deepEqual(filled({ ...download, event_name: 'Angels East Fest', type: 'order.completed' }), [
+      'event_id',
+    ]);
+  });
+
   it('fills it as before when the event’s name sits in the envelope’s meta', () => {
     assert.deepEqual(filled({ event_id: 'e-77a1', meta: { type: 'order.paid' }, order: 3 }), ['event_id']);
   });

@@ -59,4 +59,55 @@ describe('the creator: a person’s record the event’s type names', () => {
     };
     assert.equal(personAsk(body), undefined);
   });
+
+  describe('a column saying the record’s kind, and an id named for the object it is about', () => {
+    const options = (body: unknown) => personAsk(body)?.options.map((o) => o.column);
+
+    it('offers an objectId beside a subscription type naming a contact’s creation', () => {
+      const body = [
+        {
+          eventId: 4,
+          subscriptionType: 'contact.creation',
+          occurredAt: 1564113600000,
+          objectId: 123,
+          portalId: 9,
+        },
+      ];
+      assert.deepEqual(options(body), ['objectId']);
+      assert.ok(personAsk(body)?.noneGuessed);
+    });
+
+    it('offers a resourceId beside an event category naming a contact, the type saying only UPDATE', () => {
+      const body = {
+        resourceId: '717f2bfc-c6d4-41fd-b238-3f2f0c0cf777',
+        eventDateUtc: '2026-06-21T01:15:39.902',
+        eventType: 'UPDATE',
+        eventCategory: 'CONTACT',
+        tenantId: 'c2cc9b6e-9458-4c7d-93cc-f02b81b0594f',
+      };
+      assert.deepEqual(options(body), ['resourceId']);
+    });
+
+    it('offers a resource’s id beside its typeId naming a customer', () => {
+      const body = {
+        id: 'msg-1',
+        type: 'CustomerEmailChanged',
+        createdAt: '2026-10-25T13:30:09.760Z',
+        resource: { typeId: 'customer', id: 'c-42' },
+      };
+      assert.deepEqual(options(body), ['resource.id']);
+    });
+
+    it('leaves a kind naming no person’s record, or an objectId under another party, alone', () => {
+      assert.equal(personAsk([{ eventId: 5, subscriptionType: 'deal.creation', objectId: 7 }]), undefined);
+      assert.equal(
+        personAsk({ resourceId: 'r-1', eventType: 'UPDATE', eventCategory: 'INVOICE', tenantId: 't-1' }),
+        undefined,
+      );
+      assert.equal(
+        personAsk({ eventType: 'contact.created', eventId: 'e-3', owner: { objectId: 'o-9' } }),
+        undefined,
+      );
+    });
+  });
 });

@@ -78,4 +78,55 @@ describe('the creator: an id named for the event’s person beside an asked user
     assert.equal(base[0]?.target, 'user_id');
     assert.equal(base[1]?.target, 'event_data');
   });
+
+  describe('the same id in an object named for the role', () => {
+    /** A streaming platform's new subscription: the channel's owner and the subscriber, alike. */
+    const subscription = {
+      broadcaster: { user_id: 123456789, username: 'streamer', channel_slug: 'streamer' },
+      subscriber: { user_id: 987654321, username: 'fan', channel_slug: 'fan' },
+      duration: 1,
+      created_at: '2026-01-14T16:08:06Z',
+    };
+
+    it('preselects subscriber.user_id where the page preselected the broadcaster’s', () => {
+      const { guesses } = read(subscription);
+      assert.ok(isPersonId(targetOf(guesses, 'subscriber.user_id')));
+      assert.equal(targetOf(guesses, 'broadcaster.user_id'), 'event_data');
+      assert.deepEqual(
+        questionOf(guesses, 'subscriber.user_id')?.options.map((o) => o.column),
+        ['subscriber.user_id', 'broadcaster.user_id'],
+      );
+      assert.match(
+        questionOf(guesses, 'subscriber.user_id')?.ask ?? '',
+        /in an object named for the event's subscriber/,
+      );
+    });
+
+    it('reads a plural role object, and only a column of the same name', () => {
+      const { guesses } = read({
+        broadcaster: { user_id: 'h-1' },
+        subscribers: { user_id: 'c-1', account_id: 'a-1' },
+        created_at: '2026-01-14T16:08:06Z',
+      });
+      assert.equal(questionOf(guesses, 'subscribers.user_id')?.options[0]?.column, 'subscribers.user_id');
+      assert.equal(targetOf(guesses, 'subscribers.account_id'), 'event_data');
+    });
+
+    it('keeps the question as it was when the preselected object names a role, or no object does', () => {
+      const both = read({
+        guest: { user_id: 'g-1' },
+        subscriber: { user_id: 's-1' },
+        at: '2026-01-14T16:08:06Z',
+      });
+      assert.notEqual(targetOf(both.guesses, 'guest.user_id'), 'event_data');
+      const none = read({
+        owner: { user_id: 'o-1' },
+        channel: { user_id: 'c-1' },
+        at: '2026-01-14T16:08:06Z',
+      });
+      assert.ok(
+        !questionOf(none.guesses, 'owner.user_id')?.options.some((o) => o.column === 'channel.user_id'),
+      );
+    });
+  });
 });
