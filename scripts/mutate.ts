@@ -30,6 +30,7 @@ export const MODULES: Readonly<Record<string, { mutate: string[]; tests: string[
       'test/delivery/firestore-claims.test.ts',
       'test/delivery/bigtable-claims.test.ts',
       'test/delivery/bigtable-wire.test.ts',
+      'test/delivery/claim-store-edges.test.ts',
     ],
   },
   decision: {
