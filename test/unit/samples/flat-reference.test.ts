@@ -6,17 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { referenceNamed } from '../../../core/samples/flat-reference.ts';
-import { guessChoices, inferFields, parseSample } from '../../../core/samples/index.ts';
-
-function guess(body: unknown) {
-  const sample = parseSample(JSON.stringify(body));
-  return guessChoices(inferFields(sample), sample.rows);
-}
-const idAsk = (body: unknown) => guess(body).questions.find((q) => q.target === 'event_id');
-const filled = (body: unknown) =>
-  guess(body)
-    .columns.filter((c) => c.target === 'event_id')
-    .map((c) => c.column);
+import { eventIdFilled as filled, eventIdAsk as idAsk } from './rule-fields.ts';
 
 /** A wallet's payment notice: references only, no column named as an id. */
 const notice = {

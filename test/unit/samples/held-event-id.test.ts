@@ -6,17 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { heldEventId } from '../../../core/samples/held-event-id.ts';
-import { guessChoices, inferFields, parseSample } from '../../../core/samples/index.ts';
-
-function guess(body: unknown) {
-  const sample = parseSample(JSON.stringify(body));
-  return guessChoices(inferFields(sample), sample.rows);
-}
-const idAsk = (body: unknown) => guess(body).questions.find((q) => q.target === 'event_id');
-const taken = (body: unknown) =>
-  guess(body)
-    .columns.filter((c) => c.target === 'event_id')
-    .map((c) => c.column);
+import { eventIdAsk as idAsk, eventIdFilled as taken } from './rule-fields.ts';
 
 /** A bill's envelope: its own fields in `metadata`, the invoice beside it. */
 const invoice = {

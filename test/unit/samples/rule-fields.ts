@@ -2,6 +2,7 @@
  * What the rule-by-rule tests of core/samples/evidence.ts and personal.ts read a column with: a
  * text column of given values, and the roles a column can be read in.
  */
+import { guessChoices, inferFields, parseSample } from '../../../core/samples/index.ts';
 import { personalDetail } from '../../../core/samples/personal.ts';
 import type { RoleReading } from '../../../core/samples/roles.ts';
 import type { InferredField } from '../../../core/samples/sample.ts';
@@ -28,3 +29,16 @@ export const personal = (
   examples: unknown[] = ['x'],
   extra: Partial<InferredField> = {},
 ) => personalDetail(field(name, examples, extra), r);
+
+/** The page's guesses for a payload, as the studio makes them (parse, infer, guess). */
+export function guessOf(body: unknown) {
+  const sample = parseSample(JSON.stringify(body));
+  return guessChoices(inferFields(sample), sample.rows);
+}
+/** The event id's question for a payload, if one is asked. */
+export const eventIdAsk = (body: unknown) => guessOf(body).questions.find((q) => q.target === 'event_id');
+/** The columns filled as the event id without asking. */
+export const eventIdFilled = (body: unknown) =>
+  guessOf(body)
+    .columns.filter((c) => c.target === 'event_id')
+    .map((c) => c.column);
