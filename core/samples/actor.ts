@@ -24,7 +24,7 @@ import { nameWords } from './names.ts';
 import { PERSON_PARTY } from './party.ts';
 import type { Question } from './questions.ts';
 import { WRAPPERS } from './roles.ts';
-import type { RuleGuess as Guess } from './rule-guess.ts';
+import { type RuleGuess as Guess, PERSON_ID } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
 import { dataFieldName } from './suggest.ts';
 
@@ -39,8 +39,6 @@ const KIND_WORDS = new Set(['name', 'type', 'kind', 'logical']);
 const ID_WORDS = new Set(['id', 'ids', 'uuid', 'guid']);
 /** Targets that are the person's details: a subject's actor never fills one silently. */
 const PERSON_TARGET = /^(user_id|user\.)/;
-const ID_TARGETS = new Set(['user_id', 'user.external_id']);
-
 const segmentsOf = (column: string) => column.split('.');
 const parentOf = (column: string) => column.slice(0, Math.max(0, column.lastIndexOf('.')));
 /** At the envelope's level: a top-level column, or one with only envelopes (`data`, `payload`) above. */
@@ -219,7 +217,7 @@ export function actorQuestions(fields: readonly InferredField[], base: Guess[]):
     }
     // The user the payload is about (a `user.authenticated`'s `userId`) is its subject, no actor beside it.
     if (!subject || subject.id === g.column) continue;
-    if (!ID_TARGETS.has(g.target) || !bareUserId(g.column) || !atEnvelope(g.column)) continue;
+    if (!PERSON_ID.has(g.target) || !bareUserId(g.column) || !atEnvelope(g.column)) continue;
     const about = `${subject.id}${subject.kind ? ` (${subject.kind.column}: ${subject.kind.value})` : ''}`;
     const userWhy = `a user's id beside ${about}, the record the payload is about: it may be whoever made the change`;
     const s = base.findIndex((x) => x.column === subject.id && x.target === 'event_data');

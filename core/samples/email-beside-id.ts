@@ -19,11 +19,10 @@
 import { nameWords } from './names.ts';
 import { personWord } from './party.ts';
 import type { Question } from './questions.ts';
-import type { RuleGuess as Guess } from './rule-guess.ts';
+import { type RuleGuess as Guess, PERSON_ID } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
 import { dataFieldName } from './suggest.ts';
 
-const PERSON_ID = new Set(['user_id', 'user.external_id']);
 const EMAIL = 'user.email';
 const parentOf = (column: string) => (column.includes('.') ? column.slice(0, column.lastIndexOf('.')) : '');
 

@@ -13,13 +13,12 @@ import { nameWords } from './names.ts';
 import { businessParty, heldByBusiness, PERSON_PARTY } from './party.ts';
 import type { Question } from './questions.ts';
 import { WRAPPERS } from './roles.ts';
-import type { RuleGuess } from './rule-guess.ts';
+import { personIdAnswered, type RuleGuess } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
 import { actorAbove } from './two-evidence.ts';
 
 /** Parties that name the person an event is about: party.ts's, and who asked, submitted or sent. */
 const PARTIES = new Set([...PERSON_PARTY, 'requester', 'submitter', 'sender', 'requestor']);
-const PERSON_ID = new Set(['user_id', 'user.external_id']);
 const ID = new Set(['id', 'uuid']);
 
 /** The party a column's id is the id of (`contact` for `contact_id`, `requester` for `requester.id`), or undefined. */
@@ -79,8 +78,7 @@ export function partyIdQuestion(
   rows: readonly Record<string, unknown>[],
   questions: readonly Question[],
 ): Question | undefined {
-  if (base.some((g) => PERSON_ID.has(g.target))) return undefined;
-  if (questions.some((q) => PERSON_ID.has(q.field ?? q.target))) return undefined;
+  if (personIdAnswered(base, questions)) return undefined;
   const held = heldByBusiness(fields);
   const ids = fields.filter(
     (f) =>

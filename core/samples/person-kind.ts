@@ -14,10 +14,9 @@
 import { nameWords } from './names.ts';
 import { heldByBusiness, partyOf, personWord } from './party.ts';
 import type { Question } from './questions.ts';
-import { type RuleGuess as Guess, PLAIN_ID } from './rule-guess.ts';
+import { type RuleGuess as Guess, PLAIN_ID, personIdAnswered } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
 
-const PERSON_ID = new Set(['user_id', 'user.external_id']);
 /** Last words of a column naming the kind of whoever its object holds. */
 const HOLDER_KIND = new Set(['type', 'role', 'kind']);
 
@@ -45,8 +44,7 @@ export function personKindIdQuestion(
   fields: readonly InferredField[],
   questions: readonly Question[],
 ): Question | undefined {
-  if (base.some((g) => PERSON_ID.has(g.target))) return undefined;
-  if (questions.some((q) => PERSON_ID.has(q.field ?? q.target))) return undefined;
+  if (personIdAnswered(base, questions)) return undefined;
   const objects = personObjects(fields);
   if (objects.size === 0) return undefined;
   const held = heldByBusiness(fields);

@@ -15,8 +15,7 @@ import { askColumns } from './ask-columns.ts';
 import { nameWords } from './names.ts';
 import { ACTING_WORDS, businessParty, heldByBusiness } from './party.ts';
 import type { Question } from './questions.ts';
-import type { RuleGuess as Guess } from './rule-guess.ts';
-import { PLAIN_ID } from './rule-guess.ts';
+import { type RuleGuess as Guess, PERSON_ID, PLAIN_ID, personIdAnswered } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
 import { dataFieldName } from './suggest.ts';
 import { actorAbove } from './two-evidence.ts';
@@ -88,8 +87,6 @@ function ownIdAt(fields: readonly InferredField[], level: string): InferredField
   );
 }
 
-const PERSON_ID = new Set(['user_id', 'user.external_id']);
-
 /**
  * The rule (module comment) applied to the guesses, in place; the question it asks, if any. Only
  * a compound id (`customerId`: more than one word, ending in an id word) beside the record's own
@@ -154,8 +151,7 @@ export function personRecordOwnIdQuestion(
   fields: readonly InferredField[],
   questions: readonly Question[],
 ): Question | undefined {
-  if (base.some((g) => PERSON_ID.has(g.target))) return undefined;
-  if (questions.some((q) => PERSON_ID.has(q.field ?? q.target))) return undefined;
+  if (personIdAnswered(base, questions)) return undefined;
   const kept = new Set(base.filter((g) => g.target === 'event_data').map((g) => g.column));
   // The event's id taken from a person record's own id: that record is what the event is about.
   const event = new Set(base.filter((g) => g.target === 'event_id').map((g) => g.column));

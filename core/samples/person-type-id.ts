@@ -16,10 +16,9 @@
 import { nameWords } from './names.ts';
 import type { Question } from './questions.ts';
 import { WRAPPERS } from './roles.ts';
-import { type RuleGuess as Guess, PLAIN_ID } from './rule-guess.ts';
+import { type RuleGuess as Guess, PLAIN_ID, personIdAnswered } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
 
-const PERSON_ID = new Set(['user_id', 'user.external_id']);
 /** Words of a type that name a person's record. */
 const PERSON_RECORDS = new Set([
   'lead',
@@ -114,8 +113,7 @@ export function personTypeIdQuestion(
   fields: readonly InferredField[],
   questions: readonly Question[],
 ): Question | undefined {
-  if (base.some((g) => PERSON_ID.has(g.target))) return undefined;
-  if (questions.some((q) => PERSON_ID.has(q.field ?? q.target))) return undefined;
+  if (personIdAnswered(base, questions)) return undefined;
   const word = personTyped(fields);
   if (!word) return undefined;
   // The record's own id, preferably the one taken or asked as the event's, else any the payload

@@ -27,7 +27,7 @@ import { partyOf, personWord } from './party.ts';
 import type { Question } from './questions.ts';
 import { requestReference } from './request-ref.ts';
 import { WRAPPERS } from './roles.ts';
-import { type RuleGuess as Guess, PLAIN_ID } from './rule-guess.ts';
+import { type RuleGuess as Guess, PERSON_ID, PLAIN_ID } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
 import { actorAbove } from './two-evidence.ts';
 
@@ -45,7 +45,6 @@ const ACTING = new Set(
 /** Names of the columns that name the event's type, whose values may name its record. */
 const TYPE_NAMES = new Set(['type', 'event', 'eventtype', 'eventname', 'topic', 'trigger', 'category']);
 
-const PERSON_ID = new Set(['user_id', 'user.external_id']);
 const leafOf = (column: string) => column.slice(column.lastIndexOf('.') + 1);
 const parentOf = (column: string) => column.slice(0, Math.max(0, column.lastIndexOf('.')));
 

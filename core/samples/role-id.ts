@@ -17,7 +17,7 @@
 import { nameWords } from './names.ts';
 import { heldByBusiness, partyOf } from './party.ts';
 import type { Question } from './questions.ts';
-import type { RuleGuess as Guess } from './rule-guess.ts';
+import { type RuleGuess as Guess, PERSON_ID, personIdAnswered } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
 import { dataFieldName } from './suggest.ts';
 import { actorAbove } from './two-evidence.ts';
@@ -29,8 +29,6 @@ const ROLES =
 const ROLE_ID = new RegExp(`^(${ROLES})(id|uuid)$`);
 /** Names (words joined) of an object named for the person's role (`subscriber`, `customers`). */
 const ROLE_OBJECT = new RegExp(`^(${ROLES})s?$`);
-
-const PERSON_ID_TARGETS = new Set(['user_id', 'user.external_id']);
 
 const parentOf = (column: string) => (column.includes('.') ? column.slice(0, column.lastIndexOf('.')) : '');
 const leafOf = (column: string) => column.slice(column.lastIndexOf('.') + 1);
@@ -61,7 +59,7 @@ export function roleIdBesideAsked(
   const offered = new Set(questions.flatMap((q) => q.options.map((o) => o.column)));
   questions.forEach((q, qi) => {
     const first = q.options[0]?.column;
-    if (!first || q.noneGuessed || !PERSON_ID_TARGETS.has(q.target)) return;
+    if (!first || q.noneGuessed || !PERSON_ID.has(q.target)) return;
     const at = base.findIndex((g) => g.column === first && g.target === q.target);
     const was = base[at];
     if (!was) return;
@@ -110,8 +108,7 @@ export function loneRoleIdQuestion(
   base: readonly Guess[],
   questions: readonly Question[],
 ): Question | undefined {
-  if (base.some((g) => PERSON_ID_TARGETS.has(g.target))) return undefined;
-  if (questions.some((q) => PERSON_ID_TARGETS.has(q.field ?? q.target))) return undefined;
+  if (personIdAnswered(base, questions)) return undefined;
   const offered = new Set(questions.flatMap((q) => q.options.map((o) => o.column)));
   const held = heldByBusiness(fields);
   const roles = fields.filter(

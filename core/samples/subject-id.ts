@@ -19,7 +19,7 @@ import { nameWords } from './names.ts';
 import { namesBusinessParty, PERSON_PARTY, personWord } from './party.ts';
 import type { Question } from './questions.ts';
 import { WRAPPERS } from './roles.ts';
-import { type RuleGuess as Guess, PLAIN_ID } from './rule-guess.ts';
+import { type RuleGuess as Guess, PERSON_ID, PLAIN_ID } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
 import { dataFieldName } from './suggest.ts';
 
@@ -89,7 +89,6 @@ function wrappedId(
 const subjectRef = (fields: readonly InferredField[], rows: readonly Record<string, unknown>[]) =>
   namedSubject(fields) ?? bareSubject(fields, rows);
 
-const PERSON_ID = new Set(['user_id', 'user.external_id']);
 /** Top-level names of the column that says which event a payload is. */
 const TYPE_NAMES = new Set(['type', 'event', 'eventtype', 'eventname', 'topic']);
 

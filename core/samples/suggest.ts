@@ -7,6 +7,7 @@
 import { isReservedFieldName } from '../definitions/definitions.ts';
 import { currencyNameShift, notTheValue, valueNameShift } from './amounts.ts';
 import { fieldName, nameWords } from './names.ts';
+import { PERSON_ID } from './rule-guess.ts';
 import type { InferredFormat, InferredType } from './sample.ts';
 import {
   type ContextTarget,
@@ -81,8 +82,6 @@ interface Candidate {
 
 const isDataField = (t: string): t is DataField => (DATA_FIELDS as readonly string[]).includes(t);
 
-/** The person's id targets: a name that counts its party is never one. */
-const ID_TARGETS = new Set<string>(['user_id', 'user.external_id']);
 /** Words that make a name a count of its party (`customer_count`, `totalUsers`), not an id. */
 const COUNT_WORDS = new Set(['count', 'counts', 'counter', 'qty', 'quantity', 'total', 'totals', 'tally']);
 
@@ -123,7 +122,7 @@ function candidates(column: SuggestColumn, index: number): Candidate[] {
   for (const m of nameMatches(column.name)) {
     const rule = TARGET_RULES[m.target];
     // A count of a party is a number of people, never one person's id: no candidate.
-    if (ID_TARGETS.has(m.target) && !m.exact && countOfParty(column.name)) continue;
+    if (PERSON_ID.has(m.target) && !m.exact && countOfParty(column.name)) continue;
     if (m.target === 'value') {
       // A discount, refund, tax or shipping amount is never the event's value.
       const not = notTheValue(column.name);
