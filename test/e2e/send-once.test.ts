@@ -209,6 +209,27 @@ function sendOnce(store: ClaimStoreKind): void {
       assert.equal(await storedId(eventName), id);
     };
     const bearer = () => ({ authorization: `Bearer ${token()}` });
+    /** The `:publish` body of a purchase with `id` as its event id (consent given), made once. */
+    const purchaseEnvelope = (id: string, extra: Record<string, unknown> = {}) => {
+      const event = {
+        event_name: 'purchase',
+        event_id: id,
+        event_time: new Date(Date.now() - 5_000).toISOString(),
+        transaction_id: `T-${id}`,
+        value: 99.5,
+        currency: 'EUR',
+        consent: { analytics: 'granted', ads: 'granted', ad_user_data: 'granted' },
+        ...extra,
+      };
+      return JSON.stringify({ messages: [{ data: Buffer.from(JSON.stringify(event)).toString('base64') }] });
+    };
+    /** POSTs a `:publish` body to the events topic with the project's token. */
+    const publish = (body: string) =>
+      fetch(`${gateway()}/v1/projects/local-project/topics/events:publish`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token()}`, 'content-type': 'application/json' },
+        body,
+      });
     const payment = (id: string, status: string) => ({
       id,
       amount: 4990,
@@ -276,24 +297,9 @@ function sendOnce(store: ClaimStoreKind): void {
 
     it('the same envelope published twice on the :publish form: one row, one delivery', async () => {
       const id = `publish-${run}`;
-      const data = Buffer.from(
-        JSON.stringify({
-          event_name: 'purchase',
-          event_id: id,
-          event_time: new Date(Date.now() - 5_000).toISOString(),
-          transaction_id: `T-${run}`,
-          value: 99.5,
-          currency: 'EUR',
-          user: { email: `pub-${run}@example.com` },
-          consent: { analytics: 'granted', ads: 'granted', ad_user_data: 'granted' },
-        }),
-      ).toString('base64');
-      const post = () =>
-        fetch(`${gateway()}/v1/projects/local-project/topics/events:publish`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${token()}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ messages: [{ data }] }),
-        });
+      // One body, sent twice: the copies are byte-identical.
+      const body = purchaseEnvelope(id, { user: { email: `pub-${run}@example.com` } });
+      const post = () => publish(body);
       const [a, b] = await Promise.all([post(), post()]);
       assert.deepEqual([a.status, b.status], [200, 200]);
       await assertOnce(id, 1);
@@ -301,22 +307,7 @@ function sendOnce(store: ClaimStoreKind): void {
 
     it('eventbus replay of a delivered event to the webhook: folded from the claim, nothing sent again', async () => {
       const id = `replayed-${run}`;
-      const data = Buffer.from(
-        JSON.stringify({
-          event_name: 'purchase',
-          event_id: id,
-          event_time: new Date(Date.now() - 5_000).toISOString(),
-          transaction_id: `R-${run}`,
-          value: 12.5,
-          currency: 'EUR',
-          consent: { analytics: 'granted', ads: 'granted', ad_user_data: 'granted' },
-        }),
-      ).toString('base64');
-      const res = await fetch(`${gateway()}/v1/projects/local-project/topics/events:publish`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token()}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ messages: [{ data }] }),
-      });
+      const res = await publish(purchaseEnvelope(id));
       assert.equal(res.status, 200, await res.text());
       await until(
         'the first delivery',
