@@ -58,6 +58,19 @@ export class Breaker {
     return true;
   }
 
+  /**
+   * A probe `allow` let go made no request after all (a catalogue action refused the event before
+   * sending, a copy was folded): it told nothing, so the next call may probe at once, at the same
+   * spacing. Without this, probes spent on events that never reach the destination would keep an
+   * open breaker from ever hearing an answer.
+   */
+  probeUnused(destination: string): void {
+    const s = this.states.get(destination);
+    if (!s?.open) return;
+    s.probeEvery = Math.max(PROBE_EVERY_MS, s.probeEvery / 2);
+    s.nextProbeAt = 0;
+  }
+
   /** The outcome of a sent call: `answered` is any HTTP answer, even an error status. */
   record(destination: string, answered: boolean, now: number): void {
     if (answered) {

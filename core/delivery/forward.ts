@@ -211,6 +211,8 @@ type Call = {
   readonly dropped: string | undefined;
   /** When the limiter let the call go (ms), for the latency it learns; undefined without a limiter. */
   sentAt?: number;
+  /** The open breaker's probe (a catalogue action's delivery is its own probe): given back if no request leaves. */
+  probe?: boolean;
 } & (
   | { readonly request: OutboundRequest; readonly perform?: undefined }
   | { readonly request?: undefined; readonly perform: NonNullable<Driver['perform']> }
@@ -409,8 +411,11 @@ function passOpenBreaker(call: Call, now: number): MaybePromise<ForwardResult> {
   const breaker = d.deps.breaker;
   if (!breaker) return sendOnce(call);
   const open = breaker.isOpen(d.destination.id);
-  if (breaker.allow(d.destination.id, now))
-    return open && call.request ? probeFirst(call, call.request) : sendOnce(call);
+  if (breaker.allow(d.destination.id, now)) {
+    if (open && call.request) return probeFirst(call, call.request);
+    if (open) call.probe = true;
+    return sendOnce(call);
+  }
   if (call.sentAt !== undefined) d.deps.limiter?.abandon(d.destination.id, now);
   return retry(d, breakerReason(d.destination.id, breaker));
 }
@@ -507,10 +512,11 @@ function sendOnce(call: Call): MaybePromise<ForwardResult> {
   );
 }
 
-/** A call the limiter let go that is not made after all. */
+/** A call the limiter let go that is not made after all: its slot back, and its probe if it was one. */
 function giveSlotBack(call: Call): void {
   const d = call.delivery;
   if (call.sentAt !== undefined) d.deps.limiter?.abandon(d.destination.id, d.deps.now().getTime());
+  if (call.probe) d.deps.breaker?.probeUnused(d.destination.id);
 }
 
 /**
@@ -621,9 +627,9 @@ function perform(call: Call, run: NonNullable<Driver['perform']>): Promise<Forwa
   }
   return performed.then(
     ({ outcome, sent, answered, retryAfter, answer }) => {
-      // No request made (a payload the action refused): nothing to learn, the slot goes back.
+      // No request made (a payload the action refused): nothing to learn, the slot (and a probe) goes back.
       if (answered !== undefined) learn(call, answered);
-      else if (call.sentAt !== undefined) d.deps.limiter?.abandon(d.destination.id, d.deps.now().getTime());
+      else giveSlotBack(call);
       if (sent) d.carried = [...new Set(sent.flatMap(requestIdentifiers))].sort();
       if (outcome.status === 'delivered')
         return settled(

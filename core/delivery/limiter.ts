@@ -16,10 +16,13 @@
  *   it, at most once per smoothed round trip; so does a call without an answer (timeout,
  *   refused connection) while others are answered. Answers to calls sent before a cut neither
  *   grow nor shrink it again.
- * - No answer at all for the stall time (STALL_FACTOR times the smoothed latency, at least
- *   STALL_MIN_MS; STALL_COLD_MS before the first answer) while calls are in flight, or a call
- *   without an answer after such a silence: back to one call at a time, and the calls waiting
- *   and the next ones are told `stalled` (`release` says so too), so the caller opens the breaker.
+ * - A destination that answered before and then gives no answer at all for the stall time
+ *   (STALL_FACTOR times the smoothed latency, at least STALL_MIN_MS) while calls are in flight,
+ *   or a call without an answer after such a silence or before any answer: back to one call at a
+ *   time, and the calls waiting and the next ones are told `stalled` (`release` says so too), so
+ *   the caller opens the breaker. Before its first answer there is no silence to measure: its one
+ *   call may spend its time before any request leaves (an action that loads, batches, or refuses
+ *   the event without a request), so only that call's own end says it is not answering.
  *
  * A call over the limit waits for a slot (first come, first served) rather than being refused at
  * once: a burst is sent as answers come back, not redelivered by Pub/Sub seconds later. It is
@@ -40,8 +43,6 @@ export const START_LIMIT = 4;
 export const MAX_LIMIT = 500;
 /** No answer for this long (at least) while calls are in flight: the destination stopped answering. */
 export const STALL_MIN_MS = 250;
-/** …before its first answer, when its latency is not known (a first call's connection and TLS take a while). */
-export const STALL_COLD_MS = 2000;
 /** …or for this many times the smoothed latency, when that is longer. */
 export const STALL_FACTOR = 8;
 /** An answer slower than this many times the smoothed latency (and than SLOW_MIN_MS) is slow. */
@@ -116,7 +117,7 @@ export class ConcurrencyLimiter {
       this.#lanes.set(destination, found);
     }
     const lane = found;
-    if (lane.inFlight > 0 && now - lane.progressAt > stallMs(lane)) {
+    if (lane.latency > 0 && lane.inFlight > 0 && now - lane.progressAt > stallMs(lane)) {
       stop(lane);
       return 'stalled';
     }
@@ -195,7 +196,6 @@ export class ConcurrencyLimiter {
 
 /** How long calls in flight may go without any answer before the destination counts as stalled. */
 function stallMs(lane: Lane): number {
-  if (lane.latency === 0) return STALL_COLD_MS;
   const scaled = STALL_FACTOR * lane.latency;
   return scaled > STALL_MIN_MS ? scaled : STALL_MIN_MS;
 }

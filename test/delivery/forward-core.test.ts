@@ -406,6 +406,22 @@ describe('fan-out after storage', () => {
 });
 
 describe('forward core: a destination that stops answering gets probes, not every retry', () => {
+  it('gives an unused probe back: the next call probes at once, at the same spacing', () => {
+    const breaker = new Breaker();
+    const t = 1_000_000;
+    breaker.probeUnused('hook');
+    assert.equal(breaker.isOpen('hook'), false, 'a closed breaker has no probe to give back');
+    breaker.trip('hook', t);
+    assert.equal(breaker.allow('hook', t + PROBE_EVERY_MS - 1), false);
+    assert.equal(breaker.allow('hook', t + PROBE_EVERY_MS), true);
+    assert.equal(breaker.allow('hook', t + PROBE_EVERY_MS + 1), false);
+    breaker.probeUnused('hook');
+    assert.equal(breaker.allow('hook', t + PROBE_EVERY_MS + 2), true);
+    // Spent this time: the next one 2 × PROBE_EVERY_MS later, as if the first had been the one.
+    assert.equal(breaker.allow('hook', t + 3 * PROBE_EVERY_MS + 1), false);
+    assert.equal(breaker.allow('hook', t + 3 * PROBE_EVERY_MS + 2), true);
+  });
+
   it('holds calls back after 5 unanswered ones, probes after 10 s then twice as far apart, and closes on the first answer', async () => {
     let clock = now.getTime();
     let answering = false;

@@ -15,7 +15,7 @@ import { ConcurrencyLimiter, MAX_WAITING, STALL_MIN_MS, START_LIMIT } from '../.
 import { decodePush, deliveryMessage, type PushedMessage } from '../../core/delivery/message.ts';
 import type { StoredEvent } from '../../core/event.ts';
 import { plan } from '../../core/plan.ts';
-import type { InboundResponse } from '../../core/platforms/driver.ts';
+import type { Driver, InboundResponse, Performed } from '../../core/platforms/driver.ts';
 import { driverFor } from '../../core/platforms/drivers.ts';
 import { WEBHOOK_HEADERS } from '../../core/platforms/webhook/driver.ts';
 import { createForwardHandler } from '../../functions/forward/handler.ts';
@@ -211,6 +211,59 @@ describe('forward core with the concurrency limiter', () => {
       );
     assert.equal(h.limiter.view('hook').inFlight, 0);
     assert.equal(h.out.length, 1);
+  });
+
+  it('a catalogue action that sends nothing neither opens the breaker nor spends its probe', async () => {
+    // A `perform` driver (forward-catalog's Segment actions): the action may refuse an event
+    // without a request (`answered` absent), after seconds spent loading or batching.
+    let clock = T0;
+    const performed: string[] = [];
+    const finish = new Map<string, (p: Performed) => void>();
+    const webhook = driverFor('webhook') as Driver;
+    const deps: ForwardDeps = {
+      destinations: [hook],
+      driverFor: () => ({
+        ...webhook,
+        perform: (e) =>
+          new Promise<Performed>((resolve) => {
+            performed.push(e.event_id);
+            finish.set(e.event_id, resolve);
+          }),
+      }),
+      getSecret: () => 'k',
+      send: () => Promise.reject(new Error('perform drivers send themselves')),
+      now: () => new Date(clock),
+      breaker: new Breaker(),
+      limiter: new ConcurrencyLimiter(),
+    };
+    const push = (id: string) => forwardPush(pushOf(id), deps);
+    const refused: Performed = { outcome: { status: 'rejected', reason: 'payload refused' } };
+    const sent: Performed = { outcome: { status: 'delivered' }, answered: true };
+    // A cold destination's one call takes long and sends nothing: the next ones wait, then are
+    // refused as the limit's ("not answered yet"), never as a silence; the breaker stays closed.
+    const slow = push('slow');
+    const waiting = push('w');
+    clock += 10_000;
+    const late = push('late');
+    assert.match((await waiting).entries[0]?.row.reason ?? '', /^held back: hook has not answered yet/);
+    finish.get('slow')?.(refused);
+    assert.equal((await slow).entries[0]?.row.status, 'rejected');
+    await new Promise((r) => setImmediate(r));
+    finish.get('late')?.(refused);
+    assert.equal((await late).entries[0]?.row.status, 'rejected');
+    assert.equal(deps.breaker?.isOpen('hook'), false);
+    // The breaker opened (a call went unanswered): its probe goes to an event the action refuses
+    // without a request; the next event probes at once, and its answer closes the breaker.
+    deps.breaker?.trip('hook', clock);
+    clock += PROBE_EVERY_MS;
+    const spent = push('spent');
+    finish.get('spent')?.(refused);
+    assert.equal((await spent).entries[0]?.row.status, 'rejected');
+    const probe = push('probe');
+    assert.deepEqual(performed, ['slow', 'late', 'spent', 'probe']);
+    finish.get('probe')?.(sent);
+    assert.equal((await probe).entries[0]?.row.status, 'delivered');
+    assert.equal(deps.breaker?.isOpen('hook'), false);
   });
 });
 
