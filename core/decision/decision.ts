@@ -11,6 +11,7 @@ import { isMappedType, isNativeEvent, unroutedReason } from '../platforms/mappin
 import { DEFAULT_CONSENT, IDENTITY_NEEDS } from '../platforms/requirements.ts';
 import {
   segmentActionMaps,
+  segmentActionMissing,
   segmentActionTakes,
   segmentCallOf,
 } from '../platforms/segment-action/subscription.ts';
@@ -91,7 +92,7 @@ export function decideOne(
   // A catalogue destination's actions say which events it takes (their subscriptions): one no
   // action takes is not published to it, as one its allow list leaves out.
   if (destination.type === 'segment_action' && segmentActionTakes(destination, event) === false)
-    return skip(notSubscribed(destination, name));
+    return skip(notSubscribed(destination, event));
 
   // A platform that routes each event to an object the settings name (a Google Ads conversion
   // action) skips an event routed nowhere, saying which setting would route it. A defined event
@@ -228,8 +229,12 @@ function unknownReason(destination: Readonly<Destination>, name: string): string
     : `unknown event ${name}: list it in events.allow to forward it to a ${destination.type}`;
 }
 
-/** Why a catalogue destination does not get an event: the Segment call it is, which no action takes. */
-function notSubscribed(destination: Readonly<Destination>, name: string): string {
+/** Why a catalogue destination does not get an event: a field its action requires it cannot fill, or the Segment call it is, which no action takes. */
+function notSubscribed(destination: Readonly<Destination>, event: StoredEvent): string {
+  const name = event.event_name;
+  const missing = segmentActionMissing(destination, event);
+  if (missing !== undefined)
+    return `${missing.action} of ${destination.destination ?? destination.id} requires ${missing.field}, read from $.${missing.path}, which ${name} does not carry (the action would refuse it; a mapping of the field in its settings changes that)`;
   const call = segmentCallOf(name);
   const what = call.event === undefined ? `a Segment ${call.type} call` : `Segment track "${call.event}"`;
   return `no action of ${destination.destination ?? destination.id} subscribes to ${name} (${what}): an action's when takes it`;

@@ -15,10 +15,17 @@ import { compileFql, type Fql, type SegmentCall } from './fql.ts';
 import { type ActionPreset, actionSteps } from './presets.ts';
 import { AUDIENCE_EVENT_NAMES, CALL_TYPES, segmentEventName, segmentEventOf } from './segment-event.ts';
 
-/** One destination's row of the table: each action's default subscription (null: none), and its presets' subscriptions. */
+/**
+ * One destination's row of the table: each action's default subscription (null: none), the
+ * Segment event paths its required fields read by default (by action, then field), and its
+ * presets' subscriptions with the needed fields each preset's mapping sets otherwise.
+ */
 export interface DestinationSubscriptions {
   readonly defaults: Readonly<Record<string, string | null>>;
-  readonly presets?: readonly Pick<ActionPreset, 'action' | 'subscribe'>[];
+  readonly needs?: Readonly<Record<string, Readonly<Record<string, string>>>>;
+  readonly presets?: readonly (Pick<ActionPreset, 'action' | 'subscribe'> & {
+    readonly sets?: readonly string[];
+  })[];
 }
 
 /** The table, by destination slug. */
@@ -26,10 +33,24 @@ export type DefaultSubscriptions = Readonly<Record<string, DestinationSubscripti
 
 const TABLE = table as DefaultSubscriptions;
 
+/**
+ * A run compiled: its subscription (undefined when the runtime must judge: an action the table does
+ * not know, a text Segment cannot parse) and what its action cannot do without — the required
+ * fields still read by their default path (none set by the preset or the settings' mapping).
+ */
+interface Run {
+  readonly fql: Fql | undefined;
+  readonly action: string;
+  readonly needs: readonly {
+    readonly field: string;
+    readonly path: string;
+    readonly parts: readonly string[];
+  }[];
+}
+
 /** A destination's runs compiled, and the verdicts given so far by event name. */
 interface Compiled {
-  /** One per run; undefined for one the runtime must judge (an action the table does not know, a text Segment cannot parse). */
-  readonly runs: readonly (Fql | undefined)[];
+  readonly runs: readonly Run[];
   /** Event names an action's own `when` names (`event = "…"`): custom events it is set up for. */
   readonly named: ReadonlySet<string>;
   readonly verdicts: Map<string, boolean | undefined>;
@@ -57,7 +78,9 @@ export function segmentCallOf(eventName: string): SegmentCall {
 /**
  * Whether any run of the destination's actions takes the event: true when one does, false when
  * none does, undefined when the runtime must judge (an action or a destination the table does not
- * know, a subscription Segment's parser refuses: the runtime's row says why).
+ * know, a subscription Segment's parser refuses: the runtime's row says why). A run takes an event
+ * its subscription matches and that carries every path its required fields read (an action
+ * refuses a payload without a required field: an ordinary event at an Engage audience action).
  */
 export function segmentActionTakes(
   destination: Readonly<Destination>,
@@ -72,16 +95,17 @@ export function segmentActionTakes(
   let verdict: boolean | undefined = false;
   // Whether the verdict holds for every event of this name (no run read more than the call).
   let keep = true;
-  for (const fql of c.runs) {
+  for (const { fql, needs } of c.runs) {
     if (fql === undefined) {
       verdict = undefined;
       continue;
     }
-    if (!fql.nameOnly) {
+    if (!fql.nameOnly || needs.length > 0) {
       keep = false;
       full ??= segmentEventOf(event);
     }
-    if (fql.takes(fql.nameOnly ? byName : (full ?? byName))) {
+    const segment = full ?? byName;
+    if (fql.takes(fql.nameOnly ? byName : segment) && needs.every((n) => carries(segment, n.parts))) {
       verdict = true;
       break;
     }
@@ -91,6 +115,33 @@ export function segmentActionTakes(
     c.verdicts.set(name, verdict);
   }
   return verdict;
+}
+
+/**
+ * When no run takes the event but one's subscription matches it: that run's action, its first
+ * required field the event cannot fill, and the path the field reads (for the skip's reason).
+ */
+export function segmentActionMissing(
+  destination: Readonly<Destination>,
+  event: StoredEvent,
+): { readonly action: string; readonly field: string; readonly path: string } | undefined {
+  const segment = segmentEventOf(event);
+  for (const { fql, action, needs } of compiledOf(destination).runs) {
+    if (fql === undefined || !fql.takes(segment)) continue;
+    const missing = needs.find((n) => !carries(segment, n.parts));
+    if (missing) return { action, field: missing.field, path: missing.path };
+  }
+  return undefined;
+}
+
+/** Whether the Segment event has a value (not undefined) at the path. */
+function carries(segment: Record<string, unknown>, parts: readonly string[]): boolean {
+  let at: unknown = segment;
+  for (const part of parts) {
+    if (at === null || typeof at !== 'object' || !Object.hasOwn(at, part)) return false;
+    at = (at as Record<string, unknown>)[part];
+  }
+  return at !== undefined;
 }
 
 /**
@@ -116,21 +167,41 @@ function compiledOf(destination: Readonly<Destination>): Compiled {
   if (hit) return hit;
   const known = TABLE[destination.destination ?? ''];
   const named = new Set<string>();
-  let runs: (Fql | undefined)[];
-  if (!known) runs = [undefined];
+  let runs: Run[];
+  if (!known) runs = [{ fql: undefined, action: '', needs: [] }];
   else
     runs = actionSteps(destination.actions, known.presets ?? [], (a) => known.defaults[a] ?? undefined).map(
-      (step): Fql | undefined => {
-        if (!Object.hasOwn(known.defaults, step.action)) return undefined;
-        if (step.subscribe === undefined) return NEVER;
+      (step): Run => {
+        const run = (fql: Fql | undefined): Run => ({
+          fql,
+          action: step.action,
+          needs: needsOf(known, step),
+        });
+        if (!Object.hasOwn(known.defaults, step.action)) return run(undefined);
+        if (step.subscribe === undefined) return run(NEVER);
         const fql = compileFql(step.subscribe);
-        if (fql.error !== undefined) return undefined;
+        if (fql.error !== undefined) return run(undefined);
         if (step.setting?.when !== undefined) for (const n of fql.names) named.add(n);
-        return fql;
+        return run(fql);
       },
     );
-  runs.sort((a, b) => Number(b?.nameOnly ?? true) - Number(a?.nameOnly ?? true));
+  const cheap = (r: Run) => Number((r.fql?.nameOnly ?? true) && r.needs.length === 0);
+  runs.sort((a, b) => cheap(b) - cheap(a));
   const out: Compiled = { runs, named, verdicts: new Map() };
   compiled.set(destination, out);
   return out;
+}
+
+/** A run's required fields still read by their default path: none the preset or the settings map. */
+function needsOf(
+  known: DestinationSubscriptions,
+  step: ReturnType<typeof actionSteps>[number],
+): Run['needs'] {
+  const own = known.needs?.[step.action];
+  if (!own) return [];
+  const sets = (step.preset as { readonly sets?: readonly string[] } | undefined)?.sets ?? [];
+  const mapped = step.setting?.mapping ?? {};
+  return Object.entries(own)
+    .filter(([field]) => !sets.includes(field) && !Object.hasOwn(mapped, field))
+    .map(([field, path]) => ({ field, path, parts: path.split('.') }));
 }

@@ -56,8 +56,45 @@ describe('decision: segment_action subscriptions', () => {
   it('sends an event an action takes, by its default subscription or its when', () => {
     assert.equal(decide(klaviyo(), event('purchase')).action, 'send');
     assert.equal(decide(klaviyo(), event('user_identified')).action, 'send');
-    const pages = klaviyo({ actions: [{ action: 'trackEvent', when: ['page_view'] }] });
+    // A page call has no `event`, which trackEvent's required metric name reads: mapped, it goes.
+    const pages = klaviyo({
+      actions: [{ action: 'trackEvent', when: ['page_view'], mapping: { metric_name: 'Viewed Page' } }],
+    });
     assert.equal(decide(pages, event('page_view')).action, 'send');
+  });
+
+  it('skips an event a taking action must refuse: a required field reads a path the event does not carry', () => {
+    // Engage audience actions read the audience from context.personas: an ordinary event lacks it.
+    const launchdarkly: Destination = {
+      id: 'ld',
+      type: 'segment_action',
+      destination: 'launchdarkly-audiences',
+    };
+    assert.deepEqual(decide(launchdarkly, event('user_identified')), {
+      destination: 'ld',
+      action: 'skip',
+      reason:
+        'syncAudience of launchdarkly-audiences requires segment_audience_id, read from $.context.personas.computation_id, which user_identified does not carry (the action would refuse it; a mapping of the field in its settings changes that)',
+    });
+    // An audience sync's event carries Engage's personas in its data (segment-event.ts).
+    const member = event('user_identified', {
+      event_data: {
+        personas: { computation_id: 'aud_1', computation_key: 'vip', computation_class: 'audience' },
+      },
+    });
+    assert.equal(decide(launchdarkly, member).action, 'send', JSON.stringify(decide(launchdarkly, member)));
+    // A page view under trackEvent without a metric name mapped: refused at the runtime, so skipped here.
+    const unmapped = klaviyo({ actions: [{ action: 'trackEvent', when: ['page_view'] }] });
+    assert.match(
+      (decide(unmapped, event('page_view')) as { reason: string }).reason,
+      /^trackEvent of klaviyo requires metric_name, read from \$\.event, which page_view does not carry/,
+    );
+    // Iterable's purchase preset maps nothing over `total`: a purchase without a value is refused.
+    const iterable: Destination = { id: 'it', type: 'segment_action', destination: 'iterable' };
+    assert.match(
+      (decide(iterable, event('purchase')) as { reason: string }).reason,
+      /^trackPurchase of iterable requires total, read from \$\.properties\.total/,
+    );
   });
 
   it('judges a property condition on the event itself, as Segment’s matcher would at the runtime', () => {
@@ -75,12 +112,10 @@ describe('decision: segment_action subscriptions', () => {
   it('Iterable by its presets: a purchase goes out, a page view is skipped (not a rejected row)', () => {
     const iterable = klaviyo({ id: 'iterable', destination: 'iterable' });
     const { actions: _none, ...bare } = iterable;
-    assert.equal(decide(bare, event('purchase')).action, 'send');
+    const purchase = event('purchase', { event_data: { value: 20, currency: 'USD' } });
+    assert.equal(decide(bare, purchase).action, 'send');
     assert.equal(decide(bare, event('page_view')).action, 'skip');
-    assert.equal(
-      decide({ ...bare, actions: [{ action: 'trackPurchase' }] }, event('purchase')).action,
-      'send',
-    );
+    assert.equal(decide({ ...bare, actions: [{ action: 'trackPurchase' }] }, purchase).action, 'send');
   });
 
   it('a custom event goes out when an action’s when names it, or events.allow does', () => {

@@ -55,4 +55,55 @@ describe('scripts: segment-subscriptions', () => {
     });
     assert.equal(subscriptionText(table), `${JSON.stringify(table, null, 2)}\n`);
   });
+
+  it('keeps the paths an action’s required fields read by plain @path, and the ones a preset maps otherwise', () => {
+    const field = (key: string, required: boolean, value: unknown, extra = {}) => ({
+      key,
+      label: key,
+      type: 'string',
+      required,
+      default: value,
+      ...extra,
+    });
+    const table = subscriptionTable({
+      destinations: [
+        {
+          slug: 'a',
+          name: 'A',
+          auth: 'none',
+          authFields: [],
+          loads: true,
+          actions: [
+            {
+              key: 'sync',
+              title: 'Sync',
+              defaultSubscription: 'type = "identify"',
+              fields: [
+                field('audience', true, { '@path': '$.context.personas.computation_key' }),
+                field('email', true, { '@if': { exists: { '@path': '$.traits.email' } } }),
+                field('first', true, { '@path': '$.properties.products[0]' }),
+                field('phone', false, { '@path': '$.traits.phone' }),
+                field('when', true, { '@path': '$.timestamp' }, { conditional: true }),
+                field('kind', true, 'user'),
+                field('id', true, { '@path': '$.userId' }),
+              ],
+            },
+          ],
+          presets: [
+            {
+              name: 'Sync',
+              action: 'sync',
+              subscribe: 'type = "identify"',
+              mapping: { id: { '@path': '$.anonymousId' } },
+            },
+          ],
+        },
+      ],
+    });
+    assert.deepEqual(table['a'], {
+      defaults: { sync: 'type = "identify"' },
+      needs: { sync: { audience: 'context.personas.computation_key', id: 'userId' } },
+      presets: [{ action: 'sync', subscribe: 'type = "identify"', sets: ['id'] }],
+    });
+  });
 });

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import type { StoredEvent } from '../../../../core/event.ts';
 import {
   segmentActionMaps,
+  segmentActionMissing,
   segmentActionTakes,
   segmentCallOf,
 } from '../../../../core/platforms/segment-action/subscription.ts';
@@ -54,9 +55,39 @@ describe('segment_action: subscriptions at the decision layer', () => {
       true,
     );
     assert.equal(
-      segmentActionTakes(klaviyo([{ action: 'trackEvent', when: 'type = "page"' }]), ev('page_view')),
+      segmentActionTakes(
+        klaviyo([{ action: 'trackEvent', when: 'type = "page"', mapping: { metric_name: 'Viewed Page' } }]),
+        ev('page_view'),
+      ),
       true,
     );
+  });
+
+  it('takes an event only if it carries what the action’s required fields read, unless they are mapped', () => {
+    // trackEvent's metric name reads `$.event`: a page call has none, so the action would refuse it.
+    const pages = klaviyo([{ action: 'trackEvent', when: 'type = "page"' }]);
+    assert.equal(segmentActionTakes(pages, ev('page_view')), false);
+    assert.deepEqual(segmentActionMissing(pages, ev('page_view')), {
+      action: 'trackEvent',
+      field: 'metric_name',
+      path: 'event',
+    });
+    // Mapped to null (cleared), it still needs a value: the runtime judges.
+    const cleared = klaviyo([
+      { action: 'trackEvent', when: 'type = "page"', mapping: { metric_name: null } },
+    ]);
+    assert.equal(segmentActionTakes(cleared, ev('page_view')), true);
+    // An audience action reads the audience from context.personas: present, taken; absent, not.
+    const audience: Destination = { id: 'r', type: 'segment_action', destination: 'rokt-audiences' };
+    assert.equal(segmentActionTakes(audience, ev('user_identified')), false);
+    // An audience sync's event carries Engage's personas in its data (segment-event.ts).
+    const member = ev('user_identified', {
+      personas: { computation_key: 'vip', computation_class: 'audience', computation_id: 'a1' },
+    });
+    assert.equal(segmentActionTakes(audience, member), true);
+    // A verdict that reads the event is not kept by name.
+    assert.equal(segmentActionTakes(audience, ev('user_identified')), false);
+    assert.equal(segmentActionMissing(audience, member), undefined);
   });
 
   it('judges a property condition on the Segment event the runtime would send, and keeps no verdict by name', () => {
@@ -68,11 +99,14 @@ describe('segment_action: subscriptions at the decision layer', () => {
 
   it('uses Segment’s presets: Iterable takes a purchase once (trackPurchase) and no page view', () => {
     const iterable: Destination = { id: 'i', type: 'segment_action', destination: 'iterable' };
-    assert.equal(segmentActionTakes(iterable, ev('purchase')), true);
+    const purchase = ev('purchase', { value: 20, currency: 'USD' });
+    assert.equal(segmentActionTakes(iterable, purchase), true);
     assert.equal(segmentActionTakes(iterable, ev('page_view')), false);
     // Named without when, trackPurchase runs under its preset (its default reads `==`: nothing).
     const named = { ...iterable, actions: [{ action: 'trackPurchase' }] };
-    assert.equal(segmentActionTakes(named, ev('purchase')), true);
+    assert.equal(segmentActionTakes(named, purchase), true);
+    // Its required total reads properties.total: a purchase without a value would be refused.
+    assert.equal(segmentActionTakes(named, ev('purchase')), false);
     assert.equal(segmentActionTakes(named, ev('lead')), false);
   });
 
