@@ -73,9 +73,23 @@ function neededPaths(fields: CatalogManifest['destinations'][number]['actions'][
   return out;
 }
 
+/** Biome's line width (biome.json): an array of strings that fits in it is written on one line. */
+const LINE_WIDTH = 110;
+
 /** The file's text, as biome formats JSON. */
 export function subscriptionText(table: DefaultSubscriptions): string {
-  return `${JSON.stringify(table, null, 2)}\n`;
+  const text = JSON.stringify(table, null, 2).replace(
+    /^( *)("[^"\n]*": )\[\n((?: *"(?:[^"\\\n]|\\.)*",?\n)+) *\](,?)$/gm,
+    (whole, indent: string, key: string, items: string, comma: string) => {
+      const values = items
+        .split('\n')
+        .filter((line) => line.trim() !== '')
+        .map((line) => line.trim().replace(/,$/, ''));
+      const inline = `${indent}${key}[${values.join(', ')}]${comma}`;
+      return inline.length <= LINE_WIDTH ? inline : whole;
+    },
+  );
+  return `${text}\n`;
 }
 
 /** Writes the table from the committed manifest; true when it changed. */

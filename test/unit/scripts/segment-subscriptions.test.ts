@@ -105,5 +105,12 @@ describe('scripts: segment-subscriptions', () => {
       needs: { sync: { audience: 'context.personas.computation_key', id: 'userId' } },
       presets: [{ action: 'sync', subscribe: 'type = "identify"', sets: ['id'] }],
     });
+    // Biome writes an array of strings on one line when it fits its line width, else one a line.
+    assert.match(subscriptionText(table), /^ {8}"sets": \["id"\]$/m);
+    const long = Array.from({ length: 12 }, (_, i) => `field_number_${i}`);
+    const wide = subscriptionText({
+      w: { defaults: {}, presets: [{ action: 'a', subscribe: 's', sets: long }] },
+    });
+    assert.match(wide, /"sets": \[\n {10}"field_number_0",\n/);
   });
 });
