@@ -19,6 +19,7 @@ import {
   wholeNumbers,
 } from './amounts.ts';
 import { batchIdQuestion } from './batch-envelope.ts';
+import { convertedAmountRule } from './converted-amount.ts';
 import { atEnvelopeTop, deliveryColumns, envelopeEventId } from './delivery.ts';
 import { emptyDetailQuestions } from './empty-detail.ts';
 import { envelopeIdQuestion } from './envelope-id.ts';
@@ -489,6 +490,7 @@ export function guessChoices(
   transactionCountryQuestion(fields, base, questions);
   personReferenceQuestion(base, questions);
   lateIdRules(fields, rows, base, questions);
+  convertedAmountRule(fields, rows, base);
   const asked = new Set(questions.flatMap((q) => q.options.map((o) => o.column)));
   const columns = base.map((g, i): ColumnGuess => {
     const f = fields[i] as InferredField;
