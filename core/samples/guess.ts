@@ -19,12 +19,12 @@ import {
   wholeNumbers,
 } from './amounts.ts';
 import { batchIdQuestion } from './batch-envelope.ts';
-import { convertedAmountRule } from './converted-amount.ts';
 import { atEnvelopeTop, deliveryColumns, envelopeEventId } from './delivery.ts';
 import { emptyDetailQuestions } from './empty-detail.ts';
 import { envelopeIdQuestion } from './envelope-id.ts';
 import { chooseEventName, type EventNameGuess } from './event-name.ts';
 import { identityEvidence, leafSide, personObjectId } from './evidence.ts';
+import { lateAmountRules } from './late-amount-rules.ts';
 import { lateIdRules } from './late-id-rules.ts';
 import { listCount } from './list-count.ts';
 import { envelopeNamedIdQuestion, unnamedEventIdQuestion } from './named-event-id.ts';
@@ -490,7 +490,7 @@ export function guessChoices(
   transactionCountryQuestion(fields, base, questions);
   personReferenceQuestion(base, questions);
   lateIdRules(fields, rows, base, questions);
-  convertedAmountRule(fields, rows, base);
+  lateAmountRules(fields, rows, base, questions);
   const asked = new Set(questions.flatMap((q) => q.options.map((o) => o.column)));
   const columns = base.map((g, i): ColumnGuess => {
     const f = fields[i] as InferredField;
