@@ -75,8 +75,8 @@ const NOT_ID_WORDS = new Set([
 ]);
 /**
  * Words before `id` that name the order, what carries the event (`order_id`, `traceId`,
- * `update_id`), or a record an event is one of: a request, an entry, a post, a sale, an operation,
- * a transaction, a submission (`accessRequestId`, `workflowEntryId`, `post_id`, `sales_id`,
+ * `update_id`), or a record an event is one of: a request, a post, a sale, an operation, a
+ * transaction, a submission (`accessRequestId`, `post_id`, `sales_id`,
  * `OperationId`, `txn_id`, `aggregateID`, Magento's order `increment_id`).
  */
 const ID_OF = new Set([
@@ -86,7 +86,6 @@ const ID_OF = new Set([
   'update',
   'confirmation',
   'request',
-  'entry',
   'post',
   'sale',
   'sales',

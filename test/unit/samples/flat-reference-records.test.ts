@@ -1,7 +1,7 @@
 /**
  * A record's id offered as the event's where nothing is named as one (issue #94,
  * core/samples/flat-reference.ts `referenceNamed`): a top-level id named for a record an event is
- * one of (a request, an entry, a post, a sale, an operation, a transaction, a submission, an
+ * one of (a request, a post, a sale, an operation, a transaction, a submission, an
  * aggregate, Magento's order `increment_id`) is offered with no answer preselected, as an order's
  * id already was, even where its record's word elsewhere names a secret or a place
  * (`accessRequestId`, `post_id`). Never filled, and never where an event id is taken.
@@ -17,7 +17,6 @@ describe('the creator: a record’s id offered as the event’s', () => {
   it('reads ids named for a record an event is one of', () => {
     for (const column of [
       'accessRequestId',
-      'workflowEntryId',
       'post_id',
       'sales_id',
       'OperationId',
