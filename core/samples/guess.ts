@@ -159,7 +159,7 @@ const PAGE_PARENTS = new Set(['', 'page', 'context.page', 'properties', 'context
 /** Event time names, strongest first: when it happened, when it was created, some date; lifecycle dates last. */
 const TIME_RANKS: readonly [RegExp, number, string][] = [
   [
-    /^(occurred|happened|eventtime|eventtimestamp|eventdate|timestamp|ts|time|datetime)/,
+    /^(occurred|happened|current|eventtime|eventtimestamp|eventdate|timestamp|ts|time|datetime)/,
     10,
     'names when it happened',
   ],
