@@ -73,8 +73,29 @@ const NOT_ID_WORDS = new Set([
   'organization',
   'company',
 ]);
-/** Words before `id` that name the order, or what carries the event (`order_id`, `traceId`, `update_id`). */
-const ID_OF = new Set(['order', 'trace', 'correlation', 'update', 'confirmation']);
+/**
+ * Words before `id` that name the order, what carries the event (`order_id`, `traceId`,
+ * `update_id`), or a record an event is one of: a request, a post, a sale, an operation, a
+ * transaction, a submission (`accessRequestId`, `post_id`, `sales_id`,
+ * `OperationId`, `txn_id`, `aggregateID`, Magento's order `increment_id`).
+ */
+const ID_OF = new Set([
+  'order',
+  'trace',
+  'correlation',
+  'update',
+  'confirmation',
+  'request',
+  'post',
+  'sale',
+  'sales',
+  'operation',
+  'transaction',
+  'txn',
+  'submission',
+  'aggregate',
+  'increment',
+]);
 /** The most columns one question offers. */
 const MAX_OPTIONS = 4;
 
@@ -83,11 +104,13 @@ export function referenceNamed(column: string): boolean {
   if (column.includes('.')) return false;
   const words = nameWords(column);
   const last = words.at(-1) ?? '';
+  // A record's id (`post_id`, `accessRequestId`): its record's word says what it identifies, even
+  // one that elsewhere names a place or a secret.
+  if (words.length >= 2 && last === 'id' && ID_OF.has(words.at(-2) ?? '')) return true;
   if (words.some((w) => SECRET_WORDS.has(w) || NOT_ID_WORDS.has(w))) return false;
   // A bare `code`, `number` or `token` may be a status code, a count or a secret; with a word before
   // it, it is something's (`order_number`, `message_token`); a bare `reference` is one already.
-  if (REFERENCE_WORDS.has(last)) return words.length > 1 || last === 'reference';
-  return words.length >= 2 && last === 'id' && ID_OF.has(words.at(-2) ?? '');
+  return REFERENCE_WORDS.has(last) && (words.length > 1 || last === 'reference');
 }
 
 /**

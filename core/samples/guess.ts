@@ -24,6 +24,7 @@ import { emptyDetailQuestions } from './empty-detail.ts';
 import { envelopeIdQuestion } from './envelope-id.ts';
 import { chooseEventName, type EventNameGuess } from './event-name.ts';
 import { identityEvidence, leafSide, personObjectId } from './evidence.ts';
+import { lateAmountRules } from './late-amount-rules.ts';
 import { lateIdRules } from './late-id-rules.ts';
 import { listCount } from './list-count.ts';
 import { envelopeNamedIdQuestion, unnamedEventIdQuestion } from './named-event-id.ts';
@@ -158,7 +159,7 @@ const PAGE_PARENTS = new Set(['', 'page', 'context.page', 'properties', 'context
 /** Event time names, strongest first: when it happened, when it was created, some date; lifecycle dates last. */
 const TIME_RANKS: readonly [RegExp, number, string][] = [
   [
-    /^(occurred|happened|eventtime|eventtimestamp|eventdate|timestamp|ts|time|datetime)/,
+    /^(occurred|happened|current|eventtime|eventtimestamp|eventdate|timestamp|ts|time|datetime)/,
     10,
     'names when it happened',
   ],
@@ -489,6 +490,7 @@ export function guessChoices(
   transactionCountryQuestion(fields, base, questions);
   personReferenceQuestion(base, questions);
   lateIdRules(fields, rows, base, questions);
+  lateAmountRules(fields, rows, base, questions);
   const asked = new Set(questions.flatMap((q) => q.options.map((o) => o.column)));
   const columns = base.map((g, i): ColumnGuess => {
     const f = fields[i] as InferredField;

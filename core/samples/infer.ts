@@ -209,9 +209,19 @@ function formatHolds(format: InferredFormat, stats: ColumnStats): boolean {
   return true;
 }
 
-/** Integers in a time-named column that are all epoch seconds (or all milliseconds) are timestamps. */
-function epochPattern(name: string, stats: ColumnStats): string | undefined {
+/**
+ * Integers in a time-named column that are all epoch seconds (or all milliseconds) are timestamps;
+ * so are JSON numbers with a fraction that are all epoch seconds (`1710481111.853`, a message's
+ * time to the millisecond), which the translator reads as they are.
+ */
+function epochPattern(name: string, stats: ColumnStats, type: string): string | undefined {
   if (!TIME_NAME.test(name) && !CAMEL_AT.test(name)) return undefined;
+  if (type === 'number') {
+    const raw = [...values(stats)];
+    const [lo, hi] = EPOCH_SECONDS;
+    const seconds = raw.every((v) => typeof v === 'number' && v >= lo && v <= hi);
+    return seconds ? 'epoch_seconds' : undefined;
+  }
   const numbers = [...values(stats)].map(Number);
   for (const [pattern, [lo, hi]] of [
     ['epoch_seconds', EPOCH_SECONDS],
@@ -278,7 +288,11 @@ function inferColumn(
   // order number or a postal code: it stays text. Decimals in strings ("29.35") are amounts.
   if (json && reading.type === 'integer' && strings.length > 0 && !TIME_NAME.test(name))
     reading = { type: 'string', accepts: [] };
-  const pattern = (reading.type === 'integer' && epochPattern(name, stats)) || numberPattern(reading, stats);
+  const epoch =
+    reading.type === 'integer' || reading.type === 'number'
+      ? epochPattern(name, stats, reading.type)
+      : undefined;
+  const pattern = epoch || numberPattern(reading, stats);
   if (pattern?.startsWith('epoch')) reading = { type: 'timestamp', accepts: reading.accepts };
   const fitting = reading.accepts.reduce((n, k) => n + (stats.votes.get(k) ?? 0), 0);
   const invalid =

@@ -3,14 +3,18 @@
  * columns the questions already offer and rewrite guesses and questions in place. An event id in
  * the envelope's header object (held-event-id.ts), a flat record's references where no event id
  * is taken (flat-reference.ts), the ids named for the event's person (role-id.ts), then the id of
- * an object that says it holds a person (person-kind.ts), and last the e-mail beside the person's
- * id (email-beside-id.ts). Pure, but for the guesses and questions they rewrite.
+ * an object that says it holds a person (person-kind.ts), the e-mail beside the person's
+ * id (email-beside-id.ts), then a software user's name beside another party (rival-names.ts);
+ * last, a person's id a question preselects no for is kept as a field. Pure, but for the guesses
+ * and questions they rewrite.
  */
 import { emailBesideIdRule } from './email-beside-id.ts';
 import { flatReferenceRule } from './flat-reference.ts';
 import { heldEventIdRule } from './held-event-id.ts';
+import { askedIdsAsFields } from './person-id-evidence.ts';
 import { personKindIdQuestion } from './person-kind.ts';
 import type { Question } from './questions.ts';
+import { rivalNameRule } from './rival-names.ts';
 import { roleIdRules } from './role-id.ts';
 import type { RuleGuess as Guess } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
@@ -27,4 +31,6 @@ export function lateIdRules(
   const kindAsk = personKindIdQuestion(base, fields, questions);
   if (kindAsk) questions.push(kindAsk);
   emailBesideIdRule(fields, base, questions);
+  rivalNameRule(fields, base, questions);
+  askedIdsAsFields(base, questions);
 }

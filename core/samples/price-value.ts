@@ -32,7 +32,7 @@ export function currencyBeside(fields: readonly InferredField[], column: string)
 }
 
 /** Whether a column's own name says it is a price of the whole (`price`, `offerPrice`), not a unit's. */
-function priceNamed(column: string): boolean {
+export function priceNamed(column: string): boolean {
   const words = nameWords(column.slice(column.lastIndexOf('.') + 1));
   return words.some((w) => PRICE.has(w)) && !words.some((w) => PART.has(w));
 }

@@ -36,7 +36,7 @@ const KIND_WORDS: Readonly<Record<string, string>> = {
 };
 const ID_LEAVES = new Set(['id', 'uuid', 'guid']);
 /** Person words that also name whoever uses the vendor's software: the less likely person. */
-const SOFTWARE_USER = new Set(['user', 'users']);
+export const SOFTWARE_USER: ReadonlySet<string> = new Set(['user', 'users']);
 
 /**
  * The person's party a column belongs to: the outermost person word on its path
@@ -79,13 +79,17 @@ function candidatesOf(fields: readonly InferredField[]): Candidate[] {
   });
 }
 
+/** The person's parties whose id, e-mail or phone the payload holds (`user`, `student`). */
+export const partiesNamed = (fields: readonly InferredField[]): Set<string> =>
+  new Set(candidatesOf(fields).map((c) => c.party));
+
 /**
  * Whether parties rival for the person: a software's user beside another person's party (a
  * contact, a customer, a member). Two parties of other words (a customer and the contact of an
  * order, a payer beside a customer) are most often one person named twice, and are left as
  * they are (docs/creator-inference.md#rival-parties gives the broader rule's figures).
  */
-const rivalsIn = (parties: readonly string[]) =>
+export const rivalsIn = (parties: readonly string[]) =>
   parties.some((p) => SOFTWARE_USER.has(p)) && parties.some((p) => !SOFTWARE_USER.has(p));
 
 /** Whether party `a` is less likely than `b` to be the event's person: the software's user, beside someone else. */

@@ -24,9 +24,18 @@ import { actorAbove } from './two-evidence.ts';
 
 /** The roles a person plays in the event, as words of a name. */
 const ROLES =
-  'respondent|recipient|attendee|invitee|participant|subscriber|buyer|payer|guest|patron|student|signer|donor|visitor|customer|contact|member|lead|patient';
-/** Leaf names (words joined) of an id named for the person's role in the event. */
-const ROLE_ID = new RegExp(`^(${ROLES})(id|uuid)$`);
+  'respondent|recipient|attendee|invitee|participant|subscriber|buyer|payer|guest|patron|student|signer|donor|visitor|customer|contact|member|lead|patient|person|prospect|applicant|shopper|learner';
+/** Leaf names (words joined) of an id named for the person's role in the event, either way round. */
+const ROLE_ID = new RegExp(`^(${ROLES})(?:id|uuid)$|^id(${ROLES})$`);
+const ROLE_WORD = new RegExp(`^(${ROLES})$`);
+const ID_WORD = /^(id|uuid)$/;
+/** Prefixes that make a role's id another record's (`previousContactId`, `parent_customer_id`). */
+const OTHER_RECORD = new Set(
+  'initial previous prev parent related original next last first other linked merged old new duplicate referring referred assigned owner created updated deleted'.split(
+    ' ',
+  ),
+);
+
 /** Names (words joined) of an object named for the person's role (`subscriber`, `customers`). */
 const ROLE_OBJECT = new RegExp(`^(${ROLES})s?$`);
 
@@ -35,7 +44,13 @@ const leafOf = (column: string) => column.slice(column.lastIndexOf('.') + 1);
 
 /** The role a column's name gives the event's person (`respondent`), or undefined. */
 export function personRoleOfId(column: string): string | undefined {
-  return ROLE_ID.exec(nameWords(leafOf(column)).join(''))?.[1];
+  const words = nameWords(leafOf(column));
+  const m = ROLE_ID.exec(words.join(''));
+  if (m) return m[1] ?? m[2];
+  // One word of a vendor's prefix before the role's (`mj_contact_id`), none naming another record.
+  const [prefix, role, id] = words;
+  if (words.length !== 3 || !prefix || OTHER_RECORD.has(prefix) || !id || !ID_WORD.test(id)) return undefined;
+  return ROLE_WORD.exec(role ?? '')?.[1];
 }
 
 /** The role the object holding a column is named for (`subscriber.user_id` → `subscriber`), or undefined. */

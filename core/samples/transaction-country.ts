@@ -140,37 +140,93 @@ export function referringRecordCountry(
   return `a field of ${record}, which names the person only by the reference ${ref.column}: a record about the person (a session, a login, a device), not the person's address`;
 }
 
+/** Values of a kind column (`type`, `kind`) that say its record is an organisation, not a person. */
+const ORGANISATION_KINDS = new Set([
+  'company',
+  'business',
+  'organization',
+  'organisation',
+  'corporation',
+  'enterprise',
+]);
+/** Leaves of a column that says what kind of party its record is. */
+const KIND_LEAVES = new Set(['type', 'kind', 'entitytype', 'customertype', 'accounttype', 'partytype']);
+
 /**
- * The rule applied to the guesses, in place: the person's country taken from a transaction's
- * field, and not yet asked about, is kept as an event field, and its question (none preselected)
- * joins the questions.
+ * Why a place column is an organisation's and not a person's, or undefined: a kind column beside
+ * it (`customer.type`, `entity_type`) says, in every row, that its record is a company, a business
+ * or an organisation. Such a customer is the event's party, but its address is a business's
+ * premises, not where a person lives.
+ */
+export function organisationPlace(fields: readonly InferredField[], column: string): string | undefined {
+  const level = levelOf(column);
+  const kind = fields.find(
+    (f) =>
+      f.name !== column &&
+      levelOf(f.name) === level &&
+      KIND_LEAVES.has(nameWords(f.name.slice(f.name.lastIndexOf('.') + 1)).join('')) &&
+      f.examples.length > 0 &&
+      f.examples.every((v) => typeof v === 'string' && ORGANISATION_KINDS.has(v.trim().toLowerCase())),
+  );
+  const record = level === '' ? 'the payload' : level;
+  return kind
+    ? `a field of ${record}, whose ${kind.name} says "${String(kind.examples[0])}": an organisation's address, not a person's`
+    : undefined;
+}
+
+/** The place targets the rule reads, each with the word its question uses. */
+const PLACES: Readonly<Record<string, string>> = {
+  'user.country': 'country',
+  'user.region': 'region or state',
+};
+
+/**
+ * The rule applied to the guesses, in place: the person's country or region taken from a
+ * transaction's field, a phone number's, a record's that only refers to the person, or an
+ * organisation's (`organisationPlace`), and not yet asked about, is kept as an event field, and
+ * its question (none preselected) joins the questions. A region (`state`, `sub_state`) on a
+ * charge or an invoice is that record's (its state, or where it was billed), as its country is.
  */
 export function transactionCountryQuestion(
   fields: readonly InferredField[],
   base: Guess[],
   questions: Question[],
 ): void {
-  const at = base.findIndex((g) => g.target === 'user.country');
+  for (const [target, word] of Object.entries(PLACES)) placeQuestion(fields, base, questions, target, word);
+}
+
+function placeQuestion(
+  fields: readonly InferredField[],
+  base: Guess[],
+  questions: Question[],
+  target: string,
+  word: string,
+): void {
+  const at = base.findIndex((g) => g.target === target);
   const taken = base[at];
   if (!taken || questions.some((q) => q.options.some((o) => o.column === taken.column))) return;
-  const phone = phoneCountry(taken.column);
-  const transaction = phone ? undefined : transactionCountry(fields, taken.column);
-  const why = phone ?? transaction ?? referringRecordCountry(fields, base, questions, taken.column);
+  const organisation = organisationPlace(fields, taken.column);
+  const phone = organisation || target !== 'user.country' ? undefined : phoneCountry(taken.column);
+  const transaction = organisation || phone ? undefined : transactionCountry(fields, taken.column);
+  const why =
+    organisation ?? phone ?? transaction ?? referringRecordCountry(fields, base, questions, taken.column);
   if (!why) return;
-  const what = phone
-    ? 'the country of the number'
-    : transaction
-      ? 'the country of the payment or the card'
-      : "the record's country";
+  const what = organisation
+    ? `the organisation's ${word}`
+    : phone
+      ? 'the country of the number'
+      : transaction
+        ? `the ${word} of the payment, the invoice or the card`
+        : `the record's ${word}`;
   base[at] = {
     column: taken.column,
     target: 'event_data',
     field: dataFieldName(taken.column),
-    why: `named as a country, but ${why}: kept as a field, asked above`,
+    why: `named as a ${word}, but ${why}: kept as a field, asked above`,
   };
   questions.push({
-    target: 'user.country',
-    ask: `Is ${taken.column} the person's country? It is ${why}: ${what}, which may not be where the person lives.`,
+    target,
+    ask: `Is ${taken.column} the person's ${word}? It is ${why}: ${what}, which may not be where the person lives.`,
     options: [{ column: taken.column, why }],
     noneGuessed: { why: `${why}; nothing says it is where the person lives` },
   });

@@ -180,6 +180,19 @@ function jsonVote(s: string, out: string[]): void {
 }
 
 /**
+ * A date and time written with the word `UTC` after it (`2020-03-03 13:05:57 UTC`, as Rails and
+ * Ruby write a time): the word is a literal of the pattern, and a time with no offset is read in
+ * UTC already. Only a date and time with no offset of its own votes.
+ */
+function utcVotes(s: string, out: string[]): void {
+  const iso = ISO_DATE_TIME.exec(s);
+  if (!iso) return;
+  const inner: string[] = [];
+  isoVotes(iso, inner);
+  for (const k of inner) if (k.startsWith('ts:YYYY') && !k.endsWith('Z')) out.push(`${k} UTC`);
+}
+
+/**
  * Pushes onto `out` the vote keys of one non-empty value. Every value also fits `string`, which
  * is not voted. JSON numbers and booleans vote as their type; objects and arrays vote `json`.
  */
@@ -203,6 +216,10 @@ export function valueVotes(value: unknown, out: string[]): void {
   const c = s.charCodeAt(0);
   const digitLike = (c >= 48 && c <= 57) || s[0] === '+' || s[0] === '-' || s[0] === '.' || s[0] === '(';
   if (digitLike) {
+    if (s.endsWith(' UTC')) {
+      utcVotes(s.slice(0, -4), out);
+      return;
+    }
     numberVotes(s, out);
     const iso = s.length >= 10 ? ISO_DATE_TIME.exec(s) : null;
     const date = iso || s.length < 8 ? null : NUMERIC_DATE.exec(s);

@@ -60,10 +60,11 @@ import { fill } from '../../scripts/docs-markers.ts';
  * 70eae8cc…, measured once: 3 wrong), the sixteenth (89426d4a, pinned by 2ea503e0…, measured
  * once: 3 wrong), the seventeenth (5265b837, pinned by dded6fe7…, measured once: 2 wrong), the
  * eighteenth (a34c4b83, pinned by 8f7c9ebe…, measured once: 3 wrong), the nineteenth
- * (58e80858, pinned by 3450191f…, measured once: 3 wrong) and the twentieth (988a935d, pinned by
- * 0f5fbf7b…, measured once: 2 wrong) on 2026-11-28.
+ * (58e80858, pinned by 3450191f…, measured once: 3 wrong), the twentieth (988a935d, pinned by
+ * 0f5fbf7b…, measured once: 2 wrong) and the twenty-first (b509ecc5, pinned by a258f5e1…,
+ * measured once: 11 wrong) on 2026-11-28.
  */
-const HELD_OUT_SHA256: string | null = 'a258f5e15af781d18fe891d22cd2d20f8903a10bcc8147a23dd3e1982ff328c1';
+const HELD_OUT_SHA256: string | null = null;
 
 /**
  * Wrong identity, money, personal fields or event ids filled without asking in the held-out part,
@@ -71,7 +72,7 @@ const HELD_OUT_SHA256: string | null = 'a258f5e15af781d18fe891d22cd2d20f8903a10b
  * then. Never fixed by tuning on it (that would make it one more tuned part); pinned so that a
  * change either way is seen, and the documented figure stays true.
  */
-const HELD_OUT_SILENT_WRONG: number | null = 11;
+const HELD_OUT_SILENT_WRONG: number | null = null;
 
 /** Skips a held-out test with its reason in the title, so the run says why: never the tuned part's. */
 function skipFor(test: Mocha.Context, reason: string): never {

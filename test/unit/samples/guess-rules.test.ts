@@ -186,11 +186,16 @@ describe('samples: the event’s id and the person’s', () => {
     const ticket = guess([{ ticket: { owner: { user: { id: 'u1', email: 'agent@example.com' } } } }]);
     assert.equal(column(ticket, 'ticket.owner.user.id')?.target, 'event_data');
     // A column named as the person's external id is one already: no object's id is taken over it.
+    // Its only details being another record's (sender.contact has its own id), it is asked about,
+    // no answer preselected (person-id-evidence.ts), and kept as a field meanwhile.
     const named = guess([{ sender: { contact: { id: 'c_1', email: 'a@example.com' } }, customer_id: 'u9' }]);
     assert.deepEqual(
       [column(named, 'customer_id')?.target, column(named, 'sender.contact.id')?.target],
-      ['user.external_id', 'event_data'],
+      ['event_data', 'event_data'],
     );
+    const asked = named.questions.find((q) => q.options.some((o) => o.column === 'customer_id'));
+    assert.equal(asked?.target, 'user.external_id');
+    assert.ok(asked?.noneGuessed);
   });
 });
 

@@ -1,0 +1,24 @@
+/**
+ * The amount rules that run after the late id rules (issue #94): a converted or crypto amount
+ * beside the price (converted-amount.ts), then a refund's own amount where nothing is the value
+ * (refund-value.ts), and last no value for an event that is no sale (moneyless-event.ts).
+ * `guess.ts` is at its size limit: one call from it. Pure, but for the guesses and questions they
+ * rewrite.
+ */
+import { convertedAmountRule } from './converted-amount.ts';
+import { moneylessEventRule } from './moneyless-event.ts';
+import type { Question } from './questions.ts';
+import { refundValueRule } from './refund-value.ts';
+import type { RuleGuess as Guess } from './rule-guess.ts';
+import type { InferredField } from './sample.ts';
+
+export function lateAmountRules(
+  fields: readonly InferredField[],
+  rows: readonly Record<string, unknown>[],
+  base: Guess[],
+  questions: Question[],
+): void {
+  convertedAmountRule(fields, rows, base);
+  refundValueRule(fields, rows, base, questions);
+  moneylessEventRule(fields, base, questions);
+}
