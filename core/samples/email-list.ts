@@ -4,10 +4,25 @@
  * written as a list: the values are lists of e-mail addresses, which the reading step keeps as
  * JSON, so no rule read them as the person's e-mail. The translator reads a list's first item
  * (`{ path: "0" }`), so such a column can fill the person's e-mail with its first address
- * (draft.ts). Pure.
+ * (draft.ts). Where no column is taken or asked as the person's e-mail, the lists are offered in a
+ * question: the one list preselected when every list in the sample holds one address and its name
+ * says neither who sent it nor a copy (`from`, `cc`, `bcc`), else each offered with no answer
+ * preselected; beside single addresses that no rule placed, the lists are offered after them
+ * (unplaced-email.ts). Never a business party's list, nor one an object says is the business's
+ * (party.ts `unplacedContact`, `heldByBusiness`). Pure,
+ * but for the guess it rewrites.
  */
+import { askColumns } from './ask-columns.ts';
+import { nameWords } from './names.ts';
+import { heldByBusiness, unplacedContact } from './party.ts';
+import type { Question } from './questions.ts';
+import type { RuleGuess } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
 import { VOTE, valueVotes } from './values.ts';
+
+const EMAIL = 'user.email';
+/** Words of who sent it, or of a copy's addresses: offered, never preselected. */
+const NOT_ALONE = new Set(['sender', 'from', 'source', 'reply', 'cc', 'bcc']);
 
 const isAddress = (v: unknown): boolean => {
   const votes: string[] = [];
@@ -22,4 +37,49 @@ export function isAddressList(f: InferredField): boolean {
     f.examples.length > 0 &&
     f.examples.every((v) => Array.isArray(v) && v.length > 0 && v.every(isAddress))
   );
+}
+
+/**
+ * The lists of addresses kept as fields, none a business party's (`merchant.emails`), an actor's or
+ * in an object that says it holds the business's (party.ts, as unplaced-email.ts reads addresses).
+ */
+export function addressLists(base: readonly RuleGuess[], fields: readonly InferredField[]): InferredField[] {
+  const kept = new Set(base.filter((g) => g.target === 'event_data').map((g) => g.column));
+  const held = heldByBusiness(fields);
+  return fields.filter(
+    (f) => kept.has(f.name) && isAddressList(f) && unplacedContact(f.name) && held(f.name) === undefined,
+  );
+}
+
+/** A question's options for the lists, three at most. */
+export function listOptions(lists: readonly InferredField[]): { column: string; why: string }[] {
+  return lists.slice(0, 3).map((f) => ({
+    column: f.name,
+    why: 'its values are lists of e-mail addresses: its first address would be taken',
+  }));
+}
+
+/**
+ * With no column taken or asked as the person's e-mail, the question over the lists of addresses
+ * (module comment), or undefined where there is none.
+ */
+export function emailListQuestion(base: RuleGuess[], fields: readonly InferredField[]): Question | undefined {
+  if (base.some((g) => g.target === EMAIL)) return undefined;
+  const lists = addressLists(base, fields);
+  const [only] = lists;
+  if (!only) return undefined;
+  const options = listOptions(lists);
+  const words = only.name.split('.').flatMap((p) => nameWords(p));
+  const one =
+    lists.length === 1 &&
+    only.examples.every((v) => Array.isArray(v) && v.length === 1) &&
+    !words.some((w) => NOT_ALONE.has(w));
+  return askColumns(base, EMAIL, options, one, {
+    ask: one
+      ? `Is the address in ${only.name} the person's e-mail? It is a list of one address and no other address is the person's.`
+      : "Is the first address of one of these lists the person's e-mail? Their values are lists of addresses, but nothing says whose.",
+    taken:
+      "a list of one e-mail address, and no other address is the person's: its address, asked above, preselected",
+    none: 'nothing says which list, if any, holds the person’s address, nor which of its addresses',
+  });
 }

@@ -10,7 +10,7 @@ import { isAddressList } from '../../../core/samples/email-list.ts';
 import type { InferredField, ParsedSample } from '../../../core/samples/sample.ts';
 import { applyTransforms } from '../../../core/translate/transforms.ts';
 import type { TranslatorTransform } from '../../../schemas/translator.ts';
-import { fieldsOf } from '../../support/page-steps.ts';
+import { fieldsOf, read } from '../../support/page-steps.ts';
 
 const field = (name: string, examples: unknown[]): InferredField => ({
   name,
@@ -19,6 +19,12 @@ const field = (name: string, examples: unknown[]): InferredField => ({
   distinct: examples.length,
   nullable: false,
 });
+const emailQuestion = (body: unknown) => {
+  const { guesses } = read(body);
+  const q = guesses.questions.find((x) => (x.field ?? x.target) === 'user.email');
+  const taken = guesses.columns.find((c) => c.target === 'user.email')?.column;
+  return { q, taken };
+};
 const SAMPLE: ParsedSample = { format: 'json', header: true, columns: [], rows: [], problems: [] };
 
 describe('the creator: a list of addresses', () => {
@@ -47,5 +53,51 @@ describe('the creator: a list of addresses', () => {
     assert.ok(written?.transforms);
     const step = applyTransforms([' Ana@Example.com ', 'b@example.com'], written.transforms, {});
     assert.deepEqual(step, { ok: true, value: 'ana@example.com' });
+  });
+
+  it('asks about a list of one address, preselected, where no address is the person’s', () => {
+    const { q, taken } = emailQuestion({
+      type: 'message.delivered',
+      data: { id: 'm_1', to: ['ana@example.com'], subject: 'Your receipt' },
+    });
+    assert.equal(taken, 'data.to');
+    assert.ok(q && !q.noneGuessed);
+    assert.deepEqual(
+      q.options.map((o) => o.column),
+      ['data.to'],
+    );
+  });
+
+  it('offers lists of several addresses, or a copy’s, with no answer preselected', () => {
+    for (const body of [
+      { event: 'meeting.scheduled', meeting: { id: 'mt_2', guests: ['a@example.com', 'b@example.org'] } },
+      { event: 'ticket.created', ticket: { id: 't_3', cc_emails: ['c@example.net'] } },
+    ]) {
+      const { q, taken } = emailQuestion(body);
+      assert.equal(taken, undefined, JSON.stringify(body));
+      assert.ok(q?.noneGuessed, JSON.stringify(body));
+      assert.equal(q.options.length, 1);
+    }
+  });
+
+  it('offers a list after a sender’s address no rule placed, nothing preselected', () => {
+    const { q, taken } = emailQuestion({
+      type: 'email.sent',
+      data: { id: 'e_4', from: 'shop@example.com', to: ['ana@example.com'] },
+    });
+    assert.equal(taken, undefined);
+    assert.ok(q?.noneGuessed);
+    assert.deepEqual(
+      q.options.map((o) => o.column),
+      ['data.from', 'data.to'],
+    );
+  });
+
+  it('never offers a business party’s list', () => {
+    const { q } = emailQuestion({
+      type: 'order.created',
+      merchant: { id: 'mc_1', emails: ['shop@example.com'] },
+    });
+    assert.equal(q?.options.some((o) => o.column === 'merchant.emails') ?? false, false);
   });
 });
