@@ -1,10 +1,10 @@
 /**
  * A list of addresses (issue #94, docs/creator-inference.md#a-list-of-addresses). A mail's
  * `to: ["ana@example.com"]`, a delivery's `recipients`, a meeting's `guests`, a lead's `email`
- * written as a list: the values are lists of e-mail addresses, which the reading step keeps as
- * JSON, so no rule read them as the person's e-mail. The translator reads a list's first item
- * (`{ path: "0" }`), so such a column can fill the person's e-mail with its first address
- * (draft.ts). Where no column is taken or asked as the person's e-mail, the lists are offered in a
+ * written as a list, or a list of objects that each hold one (`emails: [{ "email": "…" }]`): the
+ * reading step keeps such values as JSON, so no rule read them as the person's e-mail. The
+ * translator reads a list's first item (`{ path: "0" }`, `{ path: "0.email" }`), so such a column
+ * can fill the person's e-mail with its first address (draft.ts). Where no column is taken or asked as the person's e-mail, the lists are offered in a
  * question: the one list preselected when every list in the sample holds one address and its name
  * says neither who sent it nor a copy (`from`, `cc`, `bcc`), else each offered with no answer
  * preselected; beside single addresses that no rule placed, the lists are offered after them
@@ -30,13 +30,46 @@ const isAddress = (v: unknown): boolean => {
   return typeof v === 'string' && votes.includes(VOTE.email);
 };
 
-/** Whether every value of the column in the sample is a list of e-mail addresses, none empty. */
-export function isAddressList(f: InferredField): boolean {
-  return (
-    f.type === 'json' &&
-    f.examples.length > 0 &&
-    f.examples.every((v) => Array.isArray(v) && v.length > 0 && v.every(isAddress))
+/** Words of a name that holds addresses. */
+const MAIL = new Set(['email', 'emails', 'mail', 'mails']);
+
+/** The key that holds an address in every one of the objects, or undefined. */
+function addressKey(items: readonly unknown[]): string | undefined {
+  const [first] = items;
+  if (first === null || typeof first !== 'object' || Array.isArray(first)) return undefined;
+  return Object.keys(first).find((k) =>
+    items.every(
+      (o) =>
+        o !== null &&
+        typeof o === 'object' &&
+        !Array.isArray(o) &&
+        isAddress((o as Record<string, unknown>)[k]),
+    ),
   );
+}
+
+/**
+ * Where the first address sits in each value of the column, as the translator's `path` reads it:
+ * `0` where every value is a list of addresses, `0.<key>` where every value is a list of objects
+ * that hold an address under one key (`[{ "email": "…", "verified": true }]`) and the column's
+ * name says it holds e-mails; undefined where a value is anything else, or an empty list.
+ */
+export function addressPath(f: InferredField): string | undefined {
+  if (f.type !== 'json' || f.examples.length === 0) return undefined;
+  const lists = f.examples.filter((v): v is unknown[] => Array.isArray(v) && v.length > 0);
+  if (lists.length !== f.examples.length) return undefined;
+  if (lists.every((v) => v.every(isAddress))) return '0';
+  // A list of objects only under a name that says it holds addresses (`emails`, `visitor.email`):
+  // attendees, signers or recipients hold a person's other details too, and are read elsewhere.
+  const leaf = nameWords(f.name.slice(f.name.lastIndexOf('.') + 1));
+  if (!leaf.some((w) => MAIL.has(w))) return undefined;
+  const key = addressKey(lists.flat());
+  return key === undefined ? undefined : `0.${key}`;
+}
+
+/** Whether every value of the column in the sample is a list of e-mail addresses (`addressPath`). */
+export function isAddressList(f: InferredField): boolean {
+  return addressPath(f) !== undefined;
 }
 
 /**

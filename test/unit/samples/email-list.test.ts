@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { draftResources } from '../../../core/samples/draft.ts';
-import { isAddressList } from '../../../core/samples/email-list.ts';
+import { addressPath, isAddressList } from '../../../core/samples/email-list.ts';
 import type { InferredField, ParsedSample } from '../../../core/samples/sample.ts';
 import { applyTransforms } from '../../../core/translate/transforms.ts';
 import type { TranslatorTransform } from '../../../schemas/translator.ts';
@@ -36,6 +36,36 @@ describe('the creator: a list of addresses', () => {
     assert.equal(isAddressList(field('from', [[{ email: 'a@example.com' }]])), false);
     const [f] = fieldsOf({ mail: { destination: ['kim@example.com'] } });
     assert.ok(f && isAddressList(f), 'the reading step keeps such a list as JSON');
+  });
+
+  it('reads a list of objects holding addresses only under a name that says e-mails', () => {
+    assert.equal(
+      addressPath(field('user.emails', [[{ email: 'kim@example.com', verified: true }]])),
+      '0.email',
+    );
+    assert.equal(addressPath(field('visitor.email', [[{ address: 'kim@example.com' }]])), '0.address');
+    assert.equal(
+      addressPath(field('meeting.attendees', [[{ name: 'Kim', email: 'kim@example.com' }]])),
+      undefined,
+    );
+    assert.equal(addressPath(field('user.emails', [[{ id: 'e_1', verified: true }]])), undefined);
+    assert.equal(addressPath(field('data.to', [['kim@example.com']])), '0');
+  });
+
+  it('fills the person’s e-mail with the address of a list’s first object', () => {
+    const d = draftResources({
+      eventName: 'user',
+      translatorName: 'users',
+      sample: SAMPLE,
+      fields: [field('user.emails', [[{ id: 'e_1', email: 'Kim@Example.com' }]])],
+      choices: [{ column: 'user.emails', target: 'user.email' }],
+    });
+    const written = (
+      d.translator.spec.fields as { target: string; transforms?: TranslatorTransform[] }[]
+    ).find((x) => x.target === 'user.email');
+    assert.ok(written?.transforms);
+    const step = applyTransforms([{ id: 'e_1', email: 'Kim@Example.com' }], written.transforms, {});
+    assert.deepEqual(step, { ok: true, value: 'kim@example.com' });
   });
 
   it('fills the person’s e-mail with a list’s first address, trimmed and in lower case', () => {
