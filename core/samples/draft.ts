@@ -9,6 +9,7 @@ import type { TranslatorField, TranslatorSpec, TranslatorTransform } from '../..
 import type { FieldSpec } from '../definitions/definitions.ts';
 import { ACTION_SOURCE_TARGETS, type PlatformType, VALUE_TARGETS } from '../platforms/standard-events.ts';
 import { type DeliveryColumn, deliveryColumns, type VendorKey, vendorKey } from './delivery.ts';
+import { addressPath } from './email-list.ts';
 import type { Question } from './questions.ts';
 import type { InferredField, ParsedSample } from './sample.ts';
 import { dataFieldName } from './suggest.ts';
@@ -265,7 +266,10 @@ export function draftResources(input: {
         ? [{ timestamp: f.pattern && !ISO.has(f.pattern) ? f.pattern : 'YYYY-MM-DD', zone }]
         : unsafe || ((f.type === 'integer' || f.type === 'number') && !NUMERIC_TARGET.has(c.target))
           ? ['string' as const]
-          : transformsFor(f, input.sample, zone);
+          : c.target === 'user.email' && addressPath(f) !== undefined
+            ? // A list of addresses fills the person's e-mail with its first (email-list.ts).
+              [{ path: addressPath(f) as string }, 'trim' as const, 'lowercase' as const]
+            : transformsFor(f, input.sample, zone);
     const target = c.target === 'event_data' ? (c.field ?? dataFieldName(c.column)) : c.target;
     const inside = embeddedSource(input.sample, c.column);
     const read: TranslatorTransform[] = inside ? [...inside.read, ...transforms] : transforms;

@@ -63,8 +63,13 @@ const SALE = new Set([
   'renewed',
 ]);
 
-/** Why the event's name says it is worth nothing (module comment), or undefined. */
-export function noSale(fields: readonly InferredField[]): string | undefined {
+/**
+ * The event's name as these rules read it: a column at the top named as the event's name, one
+ * text value in the sample; its column and value, or undefined.
+ */
+export function eventNamed(
+  fields: readonly InferredField[],
+): { readonly column: string; readonly value: string } | undefined {
   const named = fields.find(
     (f) =>
       !f.name.includes('.') &&
@@ -72,15 +77,21 @@ export function noSale(fields: readonly InferredField[]): string | undefined {
       f.distinct === 1 &&
       typeof f.examples[0] === 'string',
   );
+  return named ? { column: named.name, value: String(named.examples[0]) } : undefined;
+}
+
+/** Why the event's name says it is worth nothing (module comment), or undefined. */
+export function noSale(fields: readonly InferredField[]): string | undefined {
+  const named = eventNamed(fields);
   if (!named) return undefined;
-  const value = String(named.examples[0]);
+  const { value } = named;
   const words = nameWords(value);
   if (words.some((w) => SALE.has(w))) return undefined;
   const act =
     words.find((w) => NO_SALE.has(w)) ??
     NO_SALE_PAIRS.find(([a, b]) => words.some((w, i) => w === a && words[i + 1] === b))?.join(' ');
   return act
-    ? `the event is "${value}" (${named.name}): ${act === 'lead' || act === 'leads' ? 'a lead' : `a ${act}`}, which is worth no money`
+    ? `the event is "${value}" (${named.column}): ${act === 'lead' || act === 'leads' ? 'a lead' : `a ${act}`}, which is worth no money`
     : undefined;
 }
 

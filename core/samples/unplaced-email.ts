@@ -8,9 +8,11 @@
  * `mail.source`: the person in a chat, the business in a mail), offered with no answer
  * preselected. Never a business party's address (`merchant.email`, `assignee.email`), one under
  * an actor (`changer`, `author`), one of an object that says it holds an agent (`user.type:
- * agent`), or one named for the business's side (`To`). Pure.
+ * agent`), or one named for the business's side (`To`). Where there is none, lists of addresses
+ * are asked about instead (email-list.ts). Pure, but for the guess it rewrites.
  */
 import { askColumns } from './ask-columns.ts';
+import { addressLists, emailListQuestion, listOptions } from './email-list.ts';
 import { nameWords } from './names.ts';
 import { heldByBusiness, unplacedContact } from './party.ts';
 import type { Question } from './questions.ts';
@@ -48,11 +50,16 @@ export function unplacedEmailQuestion(
       unplacedContact(f.name) &&
       held(f.name) === undefined,
   );
-  if (emails.length === 0) return undefined;
-  const options = emails.slice(0, 3).map((f) => ({
-    column: f.name,
-    why: `its values are e-mail addresses, but where it sits (${f.name.slice(0, Math.max(0, f.name.lastIndexOf('.'))) || 'the top'}) does not say whose`,
-  }));
+  // No single address: a list of them may hold the person's (email-list.ts).
+  if (emails.length === 0) return emailListQuestion(base, fields);
+  const options = [
+    ...emails.slice(0, 3).map((f) => ({
+      column: f.name,
+      why: `its values are e-mail addresses, but where it sits (${f.name.slice(0, Math.max(0, f.name.lastIndexOf('.'))) || 'the top'}) does not say whose`,
+    })),
+    // Lists of addresses beside them are offered after them, never preselected (email-list.ts).
+    ...listOptions(addressLists(base, fields)),
+  ];
   const one = emails.length === 1 && !words(emails[0]?.name ?? '').some((w) => SENDING.has(w));
   return askColumns(base, EMAIL, options, one, {
     ask: one

@@ -62,9 +62,10 @@ import { fill } from '../../scripts/docs-markers.ts';
  * eighteenth (a34c4b83, pinned by 8f7c9ebe…, measured once: 3 wrong), the nineteenth
  * (58e80858, pinned by 3450191f…, measured once: 3 wrong), the twentieth (988a935d, pinned by
  * 0f5fbf7b…, measured once: 2 wrong) and the twenty-first (b509ecc5, pinned by a258f5e1…,
- * measured once: 11 wrong) on 2026-11-28.
+ * measured once: 11 wrong) on 2026-11-28; the twenty-second (245b82e8, pinned by a3231824…,
+ * measured once: 2 wrong) on 2026-11-29.
  */
-const HELD_OUT_SHA256: string | null = 'a323182466517ecd2f924bc259982fa559db14d6957157d91bee6ed9a70d4e84';
+const HELD_OUT_SHA256: string | null = null;
 
 /**
  * Wrong identity, money, personal fields or event ids filled without asking in the held-out part,
@@ -72,7 +73,7 @@ const HELD_OUT_SHA256: string | null = 'a323182466517ecd2f924bc259982fa559db14d6
  * then. Never fixed by tuning on it (that would make it one more tuned part); pinned so that a
  * change either way is seen, and the documented figure stays true.
  */
-const HELD_OUT_SILENT_WRONG: number | null = 2;
+const HELD_OUT_SILENT_WRONG: number | null = null;
 
 /** Skips a held-out test with its reason in the title, so the run says why: never the tuned part's. */
 function skipFor(test: Mocha.Context, reason: string): never {
@@ -215,9 +216,17 @@ describe('the creator on its labelled corpus (issue #94)', () => {
         assert.ok(!/account/i.test(column.slice(column.lastIndexOf('.') + 1)), `${sample.name}: ${column}`);
       for (const column of guessedOf(r, 'email')) {
         // A row without the column (an event that carries no e-mail) holds no id either.
+        // A list of addresses fills it with its first (an address, or an object holding one).
+        const first = (v: unknown) => (Array.isArray(v) ? v[0] : v);
+        const text = (v: unknown) =>
+          v !== null && typeof v === 'object'
+            ? Object.values(v)
+                .filter((x) => typeof x === 'string' && x.includes('@'))
+                .join(', ')
+            : String(v);
         const values = r.rows
           .filter((row) => row[column] != null && row[column] !== '')
-          .map((row) => String(row[column]));
+          .map((row) => text(first(row[column])));
         assert.ok(
           values.every((v) => v.includes('@')),
           `${sample.name}: ${column} ${values.join(', ')}`,

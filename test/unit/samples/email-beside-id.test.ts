@@ -102,4 +102,14 @@ describe('the creator: the e-mail beside the person’s id', () => {
       assert.notEqual(emailAsk(user)?.options[0]?.column, 'data.user');
     });
   });
+
+  it('never preselects a team’s address beside the person’s id over the person’s own list', () => {
+    const lead = {
+      eventName: 'leadAccepted',
+      lead: { userId: 'u-7', teamEmail: 'team@agency.example', email: ['lead@example.com'] },
+    };
+    const q = emailAsk(lead);
+    assert.equal(q?.options[0]?.column, 'lead.email');
+    assert.equal(guess(lead).columns.find((c) => c.column === 'lead.teamEmail')?.target, 'event_data');
+  });
 });
