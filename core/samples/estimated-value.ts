@@ -9,12 +9,11 @@
  * answer preselected; a question that preselects none fills nothing, and so no currency either.
  * Pure, but for the guesses and questions it rewrites.
  */
-import { eventNamed } from './moneyless-event.ts';
+import { askValue, eventNamed } from './moneyless-event.ts';
 import { nameWords } from './names.ts';
 import type { Question } from './questions.ts';
 import type { RuleGuess as Guess } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
-import { dataFieldName } from './suggest.ts';
 
 /** Words that name an amount as one not yet earned. */
 const ESTIMATE = new Set([
@@ -89,21 +88,11 @@ export function estimatedValueRule(
       ? `the event is "${event.name}", which does not realise it`
       : 'no event name says it was realised'
   }`;
-  base[at] = {
-    column: taken.column,
-    target: 'event_data',
-    field: dataFieldName(taken.column),
-    why: `named like an amount, but ${why}: kept as a field, asked above`,
-  };
-  for (const q of questions.filter(
-    (x) => x.field === 'value' && x.options.some((o) => o.column === taken.column),
-  ))
-    questions.splice(questions.indexOf(q), 1);
-  questions.push({
-    target: 'event_data',
-    field: 'value',
-    ask: `Is ${taken.column} the event's value? It is ${word}: what may be earned later, the value only of an event that realises it (a deal won, an order paid).`,
-    options: [{ column: taken.column, why: `named like an amount; ${why}` }],
-    noneGuessed: { why },
-  });
+  askValue(
+    base,
+    questions,
+    at,
+    why,
+    `It is ${word}: what may be earned later, the value only of an event that realises it (a deal won, an order paid).`,
+  );
 }

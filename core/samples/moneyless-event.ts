@@ -106,6 +106,16 @@ export function moneylessEventRule(
   if (!taken) return;
   const why = noSale(fields);
   if (!why) return;
+  askValue(base, questions, at, why, `It is named like an amount, but ${why}.`);
+}
+
+/**
+ * The value guess at `at` that a rule no longer trusts, in place: kept as an event field, the
+ * questions that offered its column as the value dropped, and one question that asks, `ask`
+ * after "Is <column> the event's value?", with nothing preselected; `why` says why.
+ */
+export function askValue(base: Guess[], questions: Question[], at: number, why: string, ask: string): void {
+  const taken = base[at] as Guess;
   base[at] = {
     column: taken.column,
     target: 'event_data',
@@ -119,7 +129,7 @@ export function moneylessEventRule(
   questions.push({
     target: 'event_data',
     field: 'value',
-    ask: `Is ${taken.column} the event's value? It is named like an amount, but ${why}.`,
+    ask: `Is ${taken.column} the event's value? ${ask}`,
     options: [{ column: taken.column, why: `named like an amount; ${why}` }],
     noneGuessed: { why },
   });

@@ -2,6 +2,7 @@
  * The creator page's steps on one body, for the tests of its rules (test/unit/samples/): the
  * sample parsed, its columns inferred, the guesses made; and the reads those tests share.
  */
+import assert from 'node:assert/strict';
 import { guessChoices, inferFields, parseSample } from '../../core/samples/index.ts';
 import type { RuleGuess } from '../../core/samples/rule-guess.ts';
 
@@ -38,3 +39,20 @@ export const fieldsOf = (body: unknown) => read(body).fields;
 /** Every column of `body` kept as an event field: a rule called on its own sees them all. */
 export const keptAll = (body: unknown): RuleGuess[] =>
   fieldsOf(body).map((f) => ({ column: f.name, target: 'event_data', why: 'kept' }));
+
+/**
+ * Asserts the page fills neither a value nor a currency on `body` and asks whether `column` is
+ * the value, with nothing preselected; the question, for more checks.
+ */
+export function valueAsked(body: unknown, column: string) {
+  const g = guesses(body);
+  assert.equal(g.value, undefined);
+  assert.equal(g.currency, undefined);
+  const q = fieldQuestion(g, 'value');
+  assert.ok(q?.noneGuessed, 'no answer preselected');
+  assert.deepEqual(
+    q.options.map((o) => o.column),
+    [column],
+  );
+  return q;
+}

@@ -7,23 +7,12 @@
  */
 import assert from 'node:assert/strict';
 import { noSale } from '../../../core/samples/moneyless-event.ts';
-import { fieldsOf, read } from '../../support/page-steps.ts';
-
-const valueQuestion = (body: unknown) =>
-  read(body).guesses.questions.find((q) => q.target === 'event_data' && q.field === 'value');
+import { fieldsOf, read, valueAsked } from '../../support/page-steps.ts';
 
 describe('the creator: an event that is no sale has no value', () => {
   it('asks, none preselected, about a lead’s value rather than fill it', () => {
     const body = { event: 'lead.created', payload: { id: 'l_1', name: 'Ana', value: 5000, currency: 'USD' } };
-    const { guesses } = read(body);
-    assert.equal(guesses.value, undefined);
-    assert.equal(guesses.currency, undefined);
-    const q = valueQuestion(body);
-    assert.ok(q?.noneGuessed, 'no answer preselected');
-    assert.deepEqual(
-      q.options.map((o) => o.column),
-      ['payload.value'],
-    );
+    valueAsked(body, 'payload.value');
   });
 
   it('reads a click, an e-mail capture and a sign-up as no sale', () => {
