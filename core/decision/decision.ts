@@ -10,9 +10,9 @@ import { AUDIENCE_ENTRY_CONSENT, type StoredEvent } from '../event.ts';
 import { isMappedType, isNativeEvent, unroutedReason } from '../platforms/mappings.ts';
 import { DEFAULT_CONSENT, IDENTITY_NEEDS } from '../platforms/requirements.ts';
 import {
+  type Missing,
   segmentActionMaps,
-  segmentActionMissing,
-  segmentActionTakes,
+  segmentActionVerdict,
   segmentCallOf,
 } from '../platforms/segment-action/subscription.ts';
 import { consentRefusal } from './consent.ts';
@@ -91,8 +91,10 @@ export function decideOne(
   }
   // A catalogue destination's actions say which events it takes (their subscriptions): one no
   // action takes is not published to it, as one its allow list leaves out.
-  if (destination.type === 'segment_action' && segmentActionTakes(destination, event) === false)
-    return skip(notSubscribed(destination, event));
+  if (destination.type === 'segment_action') {
+    const verdict = segmentActionVerdict(destination, event);
+    if (verdict.takes === false) return skip(notSubscribed(destination, name, verdict.missing));
+  }
 
   // A platform that routes each event to an object the settings name (a Google Ads conversion
   // action) skips an event routed nowhere, saying which setting would route it. A defined event
@@ -230,9 +232,11 @@ function unknownReason(destination: Readonly<Destination>, name: string): string
 }
 
 /** Why a catalogue destination does not get an event: a field its action requires it cannot fill, or the Segment call it is, which no action takes. */
-function notSubscribed(destination: Readonly<Destination>, event: StoredEvent): string {
-  const name = event.event_name;
-  const missing = segmentActionMissing(destination, event);
+function notSubscribed(
+  destination: Readonly<Destination>,
+  name: string,
+  missing: Missing | undefined,
+): string {
   if (missing !== undefined)
     return `${missing.action} of ${destination.destination ?? destination.id} requires ${missing.field}, read from $.${missing.path}, which ${name} does not carry (the action would refuse it; a mapping of the field in its settings changes that)`;
   const call = segmentCallOf(name);

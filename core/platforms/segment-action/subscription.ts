@@ -75,6 +75,13 @@ export function segmentCallOf(eventName: string): SegmentCall {
   return { type, event: type === 'track' ? segmentEventName(eventName) : undefined };
 }
 
+/** A run whose subscription takes the event, its action, and its first required field the event cannot fill. */
+export interface Missing {
+  readonly action: string;
+  readonly field: string;
+  readonly path: string;
+}
+
 /**
  * Whether any run of the destination's actions takes the event: true when one does, false when
  * none does, undefined when the runtime must judge (an action or a destination the table does not
@@ -86,35 +93,7 @@ export function segmentActionTakes(
   destination: Readonly<Destination>,
   event: StoredEvent,
 ): boolean | undefined {
-  const c = compiledOf(destination);
-  const name = event.event_name;
-  if (c.verdicts.has(name)) return c.verdicts.get(name);
-  const call = segmentCallOf(name);
-  const byName = { type: call.type, ...(call.event === undefined ? {} : { event: call.event }) };
-  let full: Record<string, unknown> | undefined;
-  let verdict: boolean | undefined = false;
-  // Whether the verdict holds for every event of this name (no run read more than the call).
-  let keep = true;
-  for (const { fql, needs } of c.runs) {
-    if (fql === undefined) {
-      verdict = undefined;
-      continue;
-    }
-    if (!fql.nameOnly || needs.length > 0) {
-      keep = false;
-      full ??= segmentEventOf(event);
-    }
-    const segment = full ?? byName;
-    if (fql.takes(fql.nameOnly ? byName : segment) && needs.every((n) => carries(segment, n.parts))) {
-      verdict = true;
-      break;
-    }
-  }
-  if (keep) {
-    if (c.verdicts.size >= MAX_VERDICTS) c.verdicts.clear();
-    c.verdicts.set(name, verdict);
-  }
-  return verdict;
+  return segmentActionVerdict(destination, event).takes;
 }
 
 /**
@@ -124,14 +103,48 @@ export function segmentActionTakes(
 export function segmentActionMissing(
   destination: Readonly<Destination>,
   event: StoredEvent,
-): { readonly action: string; readonly field: string; readonly path: string } | undefined {
-  const segment = segmentEventOf(event);
-  for (const { fql, action, needs } of compiledOf(destination).runs) {
-    if (fql === undefined || !fql.takes(segment)) continue;
-    const missing = needs.find((n) => !carries(segment, n.parts));
-    if (missing) return { action, field: missing.field, path: missing.path };
+): Missing | undefined {
+  return segmentActionVerdict(destination, event).missing;
+}
+
+/** Both in one pass over the runs (the decision layer reads both of an event it skips). */
+export function segmentActionVerdict(
+  destination: Readonly<Destination>,
+  event: StoredEvent,
+): { readonly takes: boolean | undefined; readonly missing?: Missing } {
+  const c = compiledOf(destination);
+  const name = event.event_name;
+  if (c.verdicts.has(name)) return { takes: c.verdicts.get(name) };
+  const call = segmentCallOf(name);
+  const byName = { type: call.type, ...(call.event === undefined ? {} : { event: call.event }) };
+  let full: Record<string, unknown> | undefined;
+  let takes: boolean | undefined = false;
+  let missing: Missing | undefined;
+  // Whether the verdict holds for every event of this name (no run read more than the call).
+  let keep = true;
+  for (const { fql, action, needs } of c.runs) {
+    if (fql === undefined) {
+      takes = undefined;
+      continue;
+    }
+    if (!fql.nameOnly || needs.length > 0) {
+      keep = false;
+      full ??= segmentEventOf(event);
+    }
+    const segment = full ?? byName;
+    if (!fql.takes(fql.nameOnly ? byName : segment)) continue;
+    const lacking = needs.find((n) => !carries(segment, n.parts));
+    if (lacking === undefined) {
+      takes = true;
+      break;
+    }
+    missing ??= { action, field: lacking.field, path: lacking.path };
   }
-  return undefined;
+  if (keep) {
+    if (c.verdicts.size >= MAX_VERDICTS) c.verdicts.clear();
+    c.verdicts.set(name, takes);
+  }
+  return takes === false && missing !== undefined ? { takes, missing } : { takes };
 }
 
 /** Whether the Segment event has a value (not undefined) at the path. */
