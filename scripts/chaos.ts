@@ -24,14 +24,7 @@
  *   npm run chaos -- --copies 1,30                  # producers' copies after 1 s and 30 s
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import {
-  Agent,
-  createServer,
-  request as httpRequest,
-  type IncomingMessage,
-  type ServerResponse,
-} from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { Agent, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -47,6 +40,15 @@ import { freePort } from '../local/ports.ts';
 import { emulatorPubSub } from '../local/provision.ts';
 import { DEFAULT_PORTS } from '../local/services.ts';
 import type { Settings } from '../schemas/settings.ts';
+import {
+  type Arrival,
+  DESTINATIONS,
+  frozenArrivalSeconds,
+  SEND_TIMES,
+  type SendTime,
+  sendTime,
+  startCountingReceiver,
+} from './chaos-receiver.ts';
 import { startEnvironment } from './chaos-start.ts';
 import { formatUndelivered, type Undelivered, undeliveredReport } from './chaos-undelivered.ts';
 
@@ -164,6 +166,12 @@ export interface DestinationReport {
   readonly duplicatesReceived: number;
   /** The duplicates by cause: a copy that was not folded says which path let it through. */
   readonly duplicatesByCause: Readonly<Record<DuplicateCause, number>>;
+  /** The unconfirmed sends by when their first copy went out (scripts/chaos-receiver.ts). */
+  readonly unconfirmedBySendTime: Readonly<Record<SendTime, number>>;
+  /** The event copies the frozen destination held, each as seconds since the freeze began. */
+  readonly frozenCalls: readonly number[];
+  /** Of those, the ones whose sender had hung up (timed out) by the time they were answered. */
+  readonly frozenCallsAbandoned: number;
   readonly received: number;
 }
 
@@ -182,8 +190,6 @@ export interface ChaosReport {
   /** With an event undelivered: how the services stopped (drains, SIGKILLs, failed ledger writes). */
   readonly stops: readonly string[];
 }
-
-const DESTINATIONS = ['hook', 'meta', 'tiktok'] as const;
 
 /** The most extra copies a destination may receive, as a share of the events acknowledged (issue 73). */
 export const MAX_DUPLICATE_SHARE = 0.001;
@@ -220,61 +226,8 @@ export function chaosProblems(r: ChaosReport, maxDuplicateShare = MAX_DUPLICATE_
 }
 
 const percent = (share: number) => `${(share * 100).toFixed(2)} %`;
-
-/** The destinations' stand-in: counts event ids per destination; frozen, it holds every request. */
-async function startCountingReceiver() {
-  const received = new Map<string, Map<string, number>>(DESTINATIONS.map((d) => [d, new Map()]));
-  let frozen = false;
-  const held: (() => void)[] = [];
-  const idsOf = (dest: string, body: unknown): string[] => {
-    const b = body as { event_id?: string; data?: { event_id?: string }[] };
-    if (dest === 'hook') return typeof b.event_id === 'string' ? [b.event_id] : [];
-    return (b.data ?? []).map((d) => d.event_id).filter((x): x is string => typeof x === 'string');
-  };
-  const answer = (req: IncomingMessage, res: ServerResponse, raw: string) => {
-    const dest = DESTINATIONS.find((d) => req.url?.startsWith(`/${d}`)) ?? 'hook';
-    let body: unknown = {};
-    try {
-      body = JSON.parse(raw);
-    } catch {}
-    const counts = received.get(dest) as Map<string, number>;
-    for (const id of idsOf(dest, body)) counts.set(id, (counts.get(id) ?? 0) + 1);
-    const reply =
-      dest === 'meta'
-        ? { events_received: 1, fbtrace_id: 'chaos' }
-        : dest === 'tiktok'
-          ? { code: 0, message: 'OK' }
-          : { ok: true };
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(reply));
-  };
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const raw = Buffer.concat(chunks).toString('utf8');
-      // A frozen process answers nothing until it runs again; then it handles what queued up.
-      if (frozen) held.push(() => answer(req, res, raw));
-      else answer(req, res, raw);
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    received,
-    freeze: () => {
-      frozen = true;
-    },
-    thaw: () => {
-      frozen = false;
-      for (const h of held.splice(0)) h();
-    },
-    close: () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
-  };
-}
+const perSecond = (seconds: readonly number[]) =>
+  [...Map.groupBy(seconds, (s) => s)].map(([s, list]) => `${s}: ${list.length}`).join(', ');
 
 export async function runChaos(options: ChaosOptions = DEFAULT_CHAOS): Promise<ChaosReport> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
@@ -464,6 +417,7 @@ ${
     }
     const seen = env.output().length;
     log(`kill -9 ${name} (pid ${pid})`);
+    receiver.mark(`kill ${name}`);
     try {
       process.kill(pid, 'SIGKILL');
     } catch {}
@@ -645,6 +599,8 @@ ${
         )
       ).map((r) => [r.event_id, Number(r.n)]),
     );
+    const arrived = receiver.arrivals.get(d) as Map<string, readonly Arrival[]>;
+    const bySendTime = Object.fromEntries(SEND_TIMES.map((t) => [t, 0])) as Record<SendTime, number>;
     let withoutRow = 0;
     let duplicates = 0;
     const byCause: Record<DuplicateCause, number> = {
@@ -673,6 +629,9 @@ ${
           : 'redelivery';
       byCause[cause] += recordedAgain;
       byCause['unconfirmed send'] += rest - recordedAgain;
+      const first = arrived.get(id)?.[0];
+      if (rest > recordedAgain && first)
+        bySendTime[sendTime(first, receiver.marks, ['forward', 'supervisor'])] += rest - recordedAgain;
     }
     destinations.push({
       destination: d,
@@ -685,6 +644,9 @@ ${
       deliveredWithoutStoredRow: Number(unstored?.n ?? 0),
       duplicatesReceived: duplicates,
       duplicatesByCause: byCause,
+      unconfirmedBySendTime: bySendTime,
+      frozenCalls: frozenArrivalSeconds(arrived.values(), receiver.marks),
+      frozenCallsAbandoned: [...arrived.values()].flat().filter((a) => a.held && a.abandoned).length,
       received: [...counts.keys()].filter((id) => id.startsWith(prefix)).length,
     });
   }
@@ -755,7 +717,14 @@ export function formatChaos(r: ChaosReport): string {
           d.duplicatesByCause,
         )
           .map(([cause, n]) => `${cause} ${n}`)
+          .join(', ')}; unconfirmed by when the first copy went out: ${Object.entries(d.unconfirmedBySendTime)
+          .map(([when, n]) => `${when} ${n}`)
           .join(', ')}`,
+    ),
+    'event copies the frozen destinations held, by seconds after the freeze began (second: copies):',
+    ...r.destinations.map(
+      (d) =>
+        `  ${d.destination}: ${d.frozenCalls.length}, ${d.frozenCallsAbandoned} timed out before their answer (${perSecond(d.frozenCalls)})`,
     ),
     ...formatUndelivered(r.undelivered, r.stops),
   ].join('\n');

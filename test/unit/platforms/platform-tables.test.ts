@@ -75,7 +75,7 @@ const BRANCHES_TO_MOVE: Readonly<Record<string, string>> = {
   'functions/forward/tracing.ts webhook': 'which platform is sent a traceparent header',
   'functions/schedule/google-ads-diagnostics.ts google_ads': "Google Ads' diagnostics job",
   'local/supervisor.ts google_ads': "Google Ads' local stand-in",
-  'scripts/chaos.ts tiktok': "the chaos run's stand-in replies per platform",
+  'scripts/chaos-receiver.ts tiktok': "the chaos run's stand-in replies per platform",
 };
 
 const folders = readdirSync(join(root, 'core/platforms')).filter((n) =>
