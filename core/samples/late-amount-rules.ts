@@ -2,8 +2,8 @@
  * The amount rules that run after the late id rules (issue #94): a converted or crypto amount
  * beside the price (converted-amount.ts), then a refund's own amount where nothing is the value
  * (refund-value.ts), then no value for an amount named as an estimate on an event that does not
- * realise it (estimated-value.ts), and last no value for an event that is no sale
- * (moneyless-event.ts).
+ * realise it (estimated-value.ts), nor for one named as an end of a range (range-bound.ts), and
+ * last no value for an event that is no sale (moneyless-event.ts).
  * `guess.ts` is at its size limit: one call from it. Pure, but for the guesses and questions they
  * rewrite.
  */
@@ -11,6 +11,7 @@ import { convertedAmountRule } from './converted-amount.ts';
 import { estimatedValueRule } from './estimated-value.ts';
 import { moneylessEventRule } from './moneyless-event.ts';
 import type { Question } from './questions.ts';
+import { rangeBoundRule } from './range-bound.ts';
 import { refundValueRule } from './refund-value.ts';
 import type { RuleGuess as Guess } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
@@ -24,5 +25,6 @@ export function lateAmountRules(
   convertedAmountRule(fields, rows, base);
   refundValueRule(fields, rows, base, questions);
   estimatedValueRule(fields, base, questions);
+  rangeBoundRule(base, questions);
   moneylessEventRule(fields, base, questions);
 }
