@@ -5,10 +5,11 @@
  * reading step cannot parse (`"T2018-12-26 17:21:24Z+5:30"`): no value is read as a time, no column
  * is taken as the event's time, and the page falls back to when the event arrives, though the
  * next real event carries its time there. Where no column is taken as the event's time, the
- * columns named for when it happened or was created (`timestamp`, `datetime`, `time`, `ts`,
- * `occurred_at`, `created_at`, `eventCreated`, `date`) whose values are such stand-ins are offered
+ * columns named for when it happened or was created, and for nothing else (`timestamp`,
+ * `datetime`, `time`, `ts`, `occurred_at`, `created_at`, `eventCreated`, `date`) whose values are such stand-ins are offered
  * in one question with no answer preselected: the name is the only evidence, and no value can
- * confirm it. A later step's time (`updated_at`, `expires_at`) is not offered. Pure, but for the
+ * confirm it. A later step's time (`updated_at`, `expires_at`), a duration
+ * (`processingTimeMillis`) or an id (`created_by_id`) is not offered. Pure, but for the
  * questions it adds to.
  */
 import { nameWords } from './names.ts';
@@ -16,38 +17,27 @@ import type { Question } from './questions.ts';
 import type { RuleGuess } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
 
-/** Leaf words that name when the event happened or its record was created. */
+/**
+ * Leaf names (words joined, an `event` before them dropped) for when the event happened or its
+ * record was created, and nothing else: not a later step's time, a duration or an id.
+ */
 const WHEN = new Set([
   'timestamp',
+  'time stamp',
   'datetime',
+  'date time',
   'time',
   'ts',
   'date',
-  'occurred',
-  'happened',
   'created',
-  'creation',
-]);
-/** Leaf words of a later step, or of something other than the event's time. */
-const LATER = new Set([
-  'updated',
-  'modified',
-  'deleted',
-  'expires',
-  'expiry',
-  'expired',
-  'expiration',
-  'due',
-  'end',
-  'ends',
-  'start',
-  'starts',
-  'birth',
-  'zone',
-  'timezone',
-  'format',
-  'window',
-  'out',
+  'created at',
+  'created on',
+  'date created',
+  'created date',
+  'creation date',
+  'creation time',
+  'occurred at',
+  'happened at',
 ]);
 /** A value a page writes where a time goes: a type's or a sample's word, or a bracketed name. */
 const STAND_IN = /^(string|text|str|time|date|timestamp|datetime|iso|example|sample|value|now)$/;
@@ -55,7 +45,7 @@ const STAND_IN = /^(string|text|str|time|date|timestamp|datetime|iso|example|sam
 /** Whether a column's leaf is named for when the event happened (module comment). */
 export function namedForWhen(column: string): boolean {
   const words = nameWords(column.slice(column.lastIndexOf('.') + 1));
-  return words.some((w) => WHEN.has(w)) && !words.some((w) => LATER.has(w));
+  return WHEN.has((words[0] === 'event' ? words.slice(1) : words).join(' '));
 }
 
 /** Whether one value is a stand-in for a time, not one the reading step took (module comment). */
@@ -78,6 +68,9 @@ export function standInTimeQuestion(
 ): Question | undefined {
   if (base.some((g) => g.target === 'event_time')) return undefined;
   if (questions.some((q) => (q.field ?? q.target) === 'event_time')) return undefined;
+  // A real time the event-time choice set aside (outside the window, a later step's): asked or
+  // left so, never beside a stand-in.
+  if (fields.some((f) => (f.type === 'timestamp' || f.type === 'date') && f.distinct > 0)) return undefined;
   const kept = new Set(base.filter((g) => g.target === 'event_data').map((g) => g.column));
   const options = fields
     .filter(

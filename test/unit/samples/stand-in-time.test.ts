@@ -56,6 +56,11 @@ describe('the creator: a time written as a stand-in', () => {
     );
     assert.equal(timeAsk({ id: 'e_5', type: 'x', updated_at: 'string', expires_at: 'date' }), undefined);
     assert.equal(timeAsk({ id: 'e_6', type: 'x', timezone: 'Europe/Paris' }), undefined);
+    // A real time set aside (a later step's) is no place for a stand-in beside it.
+    assert.equal(
+      timeAsk({ id: 'e_7', type: 'x', expires_at: '2026-01-02T03:04:05Z', time: 'string' }),
+      undefined,
+    );
   });
 
   it('reads names for when it happened and stand-in values', () => {
@@ -63,6 +68,8 @@ describe('the creator: a time written as a stand-in', () => {
     assert.equal(namedForWhen('eventCreated'), true);
     assert.equal(namedForWhen('updated_at'), false);
     assert.equal(namedForWhen('time_zone'), false);
+    assert.equal(namedForWhen('ticket.created_by_id'), false);
+    assert.equal(namedForWhen('delivery.processingTimeMillis'), false);
     assert.equal(standInTime('<timestamp>'), true);
     assert.equal(standInTime('string'), true);
     assert.equal(standInTime('Europe/Paris'), false);
