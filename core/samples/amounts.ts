@@ -74,6 +74,14 @@ export function mayBeTheValue(f: InferredField, rows: readonly Record<string, un
   return notTheValue(f.name) === undefined && timeShapedAmount(f, rows) === undefined;
 }
 
+/**
+ * Words a money object's leaf is named with when it says only how the amount is written: a plain
+ * `value` or `amount`, or one in minor units (`value_in_cents`, `amount_minor`); such a leaf is
+ * named by its object's key.
+ */
+const MONEY_FORM = new Set(['value', 'amount', 'in', 'cents', 'minor', 'units', 'micros']);
+/** The words of a leaf in minor units among those. */
+const MINOR_FORM = new Set(['cents', 'minor', 'micros']);
 /** Words of a sum before discounts, tax and shipping: a value only when no total is there. */
 const PART_SUM = new Set(['subtotal', 'sub', 'line', 'items', 'item', 'unit', 'net']);
 /**
@@ -99,7 +107,9 @@ export function valueNameShift(column: string): number {
   const depth = parts.length - 1;
   // A money object's generic leaf (`amounts.total.value`, `subtotal.amount`) is named by its key.
   const own = nameWords(parts[depth] ?? '');
-  const generic = own.length === 1 && (own[0] === 'value' || own[0] === 'amount');
+  const generic =
+    (own.length === 1 && (own[0] === 'value' || own[0] === 'amount')) ||
+    (own.some((w) => MINOR_FORM.has(w)) && own.every((w) => MONEY_FORM.has(w)));
   const leaf = generic && depth > 0 ? [...nameWords(parts[depth - 1] ?? ''), ...own] : own;
   const part = leaf.some((w) => PART_SUM.has(w) || STILL_OWED.has(w)) ? 0.1 : 0;
   const total = leaf.includes('total') || leaf.includes('grand') ? 0.03 : 0;

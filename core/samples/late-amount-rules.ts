@@ -2,15 +2,18 @@
  * The amount rules that run after the late id rules (issue #94): a converted or crypto amount
  * beside the price (converted-amount.ts), then a refund's own amount where nothing is the value
  * (refund-value.ts), then no value for an amount named as an estimate on an event that does not
- * realise it (estimated-value.ts), and last no value for an event that is no sale
- * (moneyless-event.ts).
+ * realise it (estimated-value.ts), nor for one named as an end of a range (range-bound.ts), nor
+ * for a document's total before its payment or acceptance (document-total.ts), and last no value
+ * for an event that is no sale (moneyless-event.ts).
  * `guess.ts` is at its size limit: one call from it. Pure, but for the guesses and questions they
  * rewrite.
  */
 import { convertedAmountRule } from './converted-amount.ts';
+import { documentTotalRule } from './document-total.ts';
 import { estimatedValueRule } from './estimated-value.ts';
 import { moneylessEventRule } from './moneyless-event.ts';
 import type { Question } from './questions.ts';
+import { rangeBoundRule } from './range-bound.ts';
 import { refundValueRule } from './refund-value.ts';
 import type { RuleGuess as Guess } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
@@ -24,5 +27,7 @@ export function lateAmountRules(
   convertedAmountRule(fields, rows, base);
   refundValueRule(fields, rows, base, questions);
   estimatedValueRule(fields, base, questions);
+  rangeBoundRule(base, questions);
+  documentTotalRule(fields, base, questions);
   moneylessEventRule(fields, base, questions);
 }

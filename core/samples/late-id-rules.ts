@@ -4,8 +4,9 @@
  * the envelope's header object (held-event-id.ts), a flat record's references where no event id
  * is taken (flat-reference.ts), the ids named for the event's person (role-id.ts), then the id of
  * an object that says it holds a person (person-kind.ts), the e-mail beside the person's
- * id (email-beside-id.ts), then a software user's name beside another party (rival-names.ts);
- * last, a person's id a question preselects no for is kept as a field. Pure, but for the guesses
+ * id (email-beside-id.ts), then a software user's name beside another party (rival-names.ts),
+ * an event id many events share (shared-id.ts), a time written as a stand-in where none is
+ * taken (stand-in-time.ts); last, a person's id a question preselects no for is kept as a field. Pure, but for the guesses
  * and questions they rewrite.
  */
 import { emailBesideIdRule } from './email-beside-id.ts';
@@ -18,6 +19,8 @@ import { rivalNameRule } from './rival-names.ts';
 import { roleIdRules } from './role-id.ts';
 import type { RuleGuess as Guess } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
+import { sharedIdRule } from './shared-id.ts';
+import { standInTimeQuestion } from './stand-in-time.ts';
 
 export function lateIdRules(
   fields: readonly InferredField[],
@@ -32,5 +35,8 @@ export function lateIdRules(
   if (kindAsk) questions.push(kindAsk);
   emailBesideIdRule(fields, base, questions);
   rivalNameRule(fields, base, questions);
+  sharedIdRule(fields, base, questions);
+  const timeAsk = standInTimeQuestion(fields, base, questions);
+  if (timeAsk) questions.push(timeAsk);
   askedIdsAsFields(base, questions);
 }

@@ -63,9 +63,10 @@ import { fill } from '../../scripts/docs-markers.ts';
  * (58e80858, pinned by 3450191f…, measured once: 3 wrong), the twentieth (988a935d, pinned by
  * 0f5fbf7b…, measured once: 2 wrong) and the twenty-first (b509ecc5, pinned by a258f5e1…,
  * measured once: 11 wrong) on 2026-11-28; the twenty-second (245b82e8, pinned by a3231824…,
- * measured once: 2 wrong) on 2026-11-29.
+ * measured once: 2 wrong) and the twenty-third (599d9531, pinned by 04a50a47…, measured once: 5
+ * wrong) on 2026-11-29.
  */
-const HELD_OUT_SHA256: string | null = '04a50a471e23bb66facc451a0d0da5269c5145964445e81cf76004184e5cad70';
+const HELD_OUT_SHA256: string | null = null;
 
 /**
  * Wrong identity, money, personal fields or event ids filled without asking in the held-out part,
@@ -73,7 +74,7 @@ const HELD_OUT_SHA256: string | null = '04a50a471e23bb66facc451a0d0da5269c514596
  * then. Never fixed by tuning on it (that would make it one more tuned part); pinned so that a
  * change either way is seen, and the documented figure stays true.
  */
-const HELD_OUT_SILENT_WRONG: number | null = 5;
+const HELD_OUT_SILENT_WRONG: number | null = null;
 
 /** Skips a held-out test with its reason in the title, so the run says why: never the tuned part's. */
 function skipFor(test: Mocha.Context, reason: string): never {

@@ -51,6 +51,19 @@ describe('the creator’s money guesses', () => {
     assert.match(s[0]?.reason ?? '', /"discount" says it is not the value/);
   });
 
+  it('names a money object’s leaf that says only how it is written by the object’s key', () => {
+    assert.ok(valueNameShift('total_amount.value_in_cents') > valueNameShift('net_amount.value_in_cents'));
+    assert.ok(valueNameShift('total.amount_minor') > valueNameShift('subtotal.amount_minor'));
+    const g = guesses(
+      JSON.stringify({
+        id: 'pay_1',
+        net_amount: { currency: 'EUR', value_in_cents: 950 },
+        total_amount: { currency: 'EUR', value_in_cents: 1000 },
+      }),
+    );
+    assert.equal(g.value?.column, 'total_amount.value_in_cents');
+  });
+
   it('offers minor units for whole numbers beside a currency column, with why, and not without one', () => {
     const g = guesses('order,amount,currency\nA-1,1999,EUR\nA-2,500,JPY\n');
     assert.equal(g.value?.column, 'amount');

@@ -1,0 +1,134 @@
+/**
+ * A document's total before it is paid or accepted is no value (issue #94,
+ * docs/creator-inference.md#a-bound-a-documents-total-and-a-mailings-id). A quote, proposal,
+ * estimate, contract or agreement carries the total it asks for from its first draft on; while it is created, sent, viewed, reminded of or changes state,
+ * nothing changed hands: only its payment or its acceptance (paid, accepted, won, signed,
+ * completed) makes that total money. The estimate rule (estimated-value.ts) reads the amount's
+ * name; this one reads the record's kind (the event's name, the amount's path, the record's
+ * `object`) and the event (its name, and the record's status). Where the amount taken as the value
+ * is such a document's and the event is one of its lifecycle steps, not its payment or
+ * acceptance, the amount is kept under its own name and the page asks with no answer preselected,
+ * so no currency is filled. An invoice is left out, even a draft: a billing platform's drafted
+ * invoice is the amount it will charge (the corpus's truth takes Lago's `invoice.drafted` total as
+ * the value). Pure, but for the guesses and questions it rewrites.
+ */
+import { askValue, eventNamed } from './moneyless-event.ts';
+import { nameWords } from './names.ts';
+import type { Question } from './questions.ts';
+import type { RuleGuess as Guess } from './rule-guess.ts';
+import type { InferredField } from './sample.ts';
+
+/** Kinds of record whose total is asked for, not yet paid. */
+const DOCUMENT = new Set([
+  'quote',
+  'quotes',
+  'quotation',
+  'proposal',
+  'proposals',
+  'estimate',
+  'estimates',
+  'contract',
+  'contracts',
+  'agreement',
+  'agreements',
+  'document',
+  'documents',
+]);
+/** Words of the steps that make the total money: a payment, or the document's acceptance. */
+const SETTLED = new Set([
+  'paid',
+  'payment',
+  'payments',
+  'accepted',
+  'approved',
+  'won',
+  'signed',
+  'completed',
+  'converted',
+  'charged',
+  'succeeded',
+  'settled',
+  'captured',
+  'purchased',
+]);
+/** Words of a document's lifecycle steps before that. */
+const LIFECYCLE = new Set([
+  'created',
+  'create',
+  'new',
+  'sent',
+  'send',
+  'viewed',
+  'view',
+  'opened',
+  'changed',
+  'updated',
+  'update',
+  'state',
+  'status',
+  'reminder',
+  'reminded',
+  'draft',
+  'drafted',
+  'shared',
+  'revised',
+  'expired',
+  'declined',
+  'rejected',
+  'voided',
+  'deleted',
+]);
+
+/** One text value of a column: its words, or none. */
+function wordsOf(fields: readonly InferredField[], name: string): string[] {
+  const f = fields.find((x) => x.name === name);
+  return f && f.distinct === 1 && typeof f.examples[0] === 'string' ? nameWords(f.examples[0]) : [];
+}
+
+/** The paths that hold the amount, outermost first (`data`, `data.grand_total` for `data.grand_total.amount`). */
+function holders(column: string): string[] {
+  const parts = column.split('.');
+  return parts.slice(0, -1).map((_, i) => parts.slice(0, i + 1).join('.'));
+}
+
+/** A record's word beside a name: `object`, `status` or `state` at the top or in a holder. */
+function recordWords(fields: readonly InferredField[], column: string, leaves: readonly string[]): string[] {
+  return ['', ...holders(column)].flatMap((h) => leaves.flatMap((l) => wordsOf(fields, h ? `${h}.${l}` : l)));
+}
+
+/**
+ * Why the amount at `column` is a document's total on a step that is not its payment or
+ * acceptance (module comment), or undefined.
+ */
+export function unsettledDocument(fields: readonly InferredField[], column: string): string | undefined {
+  const named = eventNamed(fields);
+  const event = named ? nameWords(named.value) : [];
+  const status = recordWords(fields, column, ['status', 'state']);
+  const steps = [...event, ...status];
+  if (steps.some((w) => SETTLED.has(w)) || !steps.some((w) => LIFECYCLE.has(w))) return undefined;
+  const kinds = [...event, ...nameWords(column), ...recordWords(fields, column, ['object'])];
+  const kind = kinds.find((w) => DOCUMENT.has(w));
+  if (!kind) return undefined;
+  const step = named ? `the event is "${named.value}"` : `its status is "${status.join(' ')}"`;
+  return `the total of a ${kind} not yet paid or accepted: ${step}`;
+}
+
+/** The rule applied to the guesses and questions, in place (module comment). */
+export function documentTotalRule(
+  fields: readonly InferredField[],
+  base: Guess[],
+  questions: Question[],
+): void {
+  const at = base.findIndex((g) => g.target === 'event_data' && g.field === 'value');
+  const taken = base[at];
+  if (!taken) return;
+  const why = unsettledDocument(fields, taken.column);
+  if (!why) return;
+  askValue(
+    base,
+    questions,
+    at,
+    why,
+    `It is ${why}. A document's total is money only once it is paid or accepted.`,
+  );
+}

@@ -1,0 +1,98 @@
+/**
+ * An id many events share is not the event's own (issue #94,
+ * docs/creator-inference.md#a-bound-a-documents-total-and-a-mailings-id). A mailing's,
+ * campaign's, broadcast's, newsletter's or template's id is the same on every recipient's open and
+ * click of it: taken as the event's id, it folds them all into one. Two readings say an id taken
+ * as the event's may be such a one: its name names a thing sent to many (`campaign_id`,
+ * `template_id`, `broadcast.id`), or a second id of the same thing stands beside it
+ * (`message_id` beside `message_uid`, `mailing_id` beside `mailing_uuid`): one of the two is the
+ * thing sent to many, the other the copy one recipient got, and one body cannot tell which.
+ * Either way the id is kept under its own name and the page asks which column is the event's own
+ * id, nothing preselected, offering first the more specific ids the sample carries (the second
+ * id, a column named for the event's id). Pure, but for the guesses and questions it rewrites.
+ */
+import { nameWords } from './names.ts';
+import type { Question } from './questions.ts';
+import type { RuleGuess as Guess } from './rule-guess.ts';
+import type { InferredField } from './sample.ts';
+import { dataFieldName } from './suggest.ts';
+
+/** Things sent to many recipients at once, whose id every recipient's event shares. */
+const SHARED = new Set([
+  'campaign',
+  'campaigns',
+  'mailing',
+  'mailings',
+  'broadcast',
+  'broadcasts',
+  'newsletter',
+  'newsletters',
+  'template',
+  'templates',
+  'blast',
+  'automation',
+  'journey',
+]);
+/** Last words of a second, more specific id of a thing (`message_uid`, `mailingUuid`). */
+const SPECIFIC = new Set(['uid', 'uuid', 'guid']);
+
+const parentOf = (column: string) => column.slice(0, Math.max(column.lastIndexOf('.'), 0));
+const leafWords = (column: string) => nameWords(column.slice(column.lastIndexOf('.') + 1));
+
+/** Second ids of the same thing as `column` (`<stem>_uid` beside `<stem>_id`), in its object. */
+export function secondIds(fields: readonly InferredField[], column: string): string[] {
+  const leaf = leafWords(column);
+  if (leaf.length < 2 || leaf.at(-1) !== 'id') return [];
+  const stem = leaf.slice(0, -1).join(' ');
+  return fields
+    .filter((f) => f.name !== column && parentOf(f.name) === parentOf(column) && f.distinct > 0)
+    .filter((f) => {
+      const words = leafWords(f.name);
+      return SPECIFIC.has(words.at(-1) ?? '') && words.slice(0, -1).join(' ') === stem;
+    })
+    .map((f) => f.name);
+}
+
+/** Why an id taken as the event's may be shared by many events (module comment), or undefined. */
+export function sharedIdReason(fields: readonly InferredField[], column: string): string | undefined {
+  const thing = nameWords(column).find((w) => SHARED.has(w));
+  if (thing) return `named for a ${thing.replace(/s$/, '')}, whose id every recipient's event shares`;
+  const second = secondIds(fields, column)[0];
+  if (second)
+    return `beside ${second}, a second id of the same thing: one names what was sent to many, the other one recipient's copy`;
+  return undefined;
+}
+
+/** The rule applied to the guesses and questions, in place (module comment). */
+export function sharedIdRule(fields: readonly InferredField[], base: Guess[], questions: Question[]): void {
+  const at = base.findIndex((g) => g.target === 'event_id');
+  const taken = base[at];
+  if (!taken) return;
+  const asked = questions.filter((q) => (q.field ?? q.target) === 'event_id');
+  const why = sharedIdReason(fields, taken.column);
+  if (!why) return;
+  base[at] = {
+    column: taken.column,
+    target: 'event_data',
+    field: dataFieldName(taken.column),
+    why: `an id, but ${why}: kept as a field, asked above`,
+  };
+  const named = fields
+    .filter((f) => f.name !== taken.column && /^event (id|uid|uuid)$/.test(nameWords(f.name).join(' ')))
+    .map((f) => f.name);
+  const specific = [...new Set([...secondIds(fields, taken.column), ...named])].filter((c) =>
+    base.some((g) => g.column === c && g.target === 'event_data'),
+  );
+  const others = asked.flatMap((q) => q.options).filter((o) => !specific.includes(o.column));
+  for (const q of asked) questions.splice(questions.indexOf(q), 1);
+  questions.push({
+    target: 'event_id',
+    ask: `Which column is the event's own id? ${taken.column} is ${why}: taken as the event's id, it would fold every recipient's event into one.`,
+    options: [
+      ...specific.map((column) => ({ column, why: `a more specific id than ${taken.column}` })),
+      { column: taken.column, why },
+      ...others.filter((o) => o.column !== taken.column),
+    ],
+    noneGuessed: { why: `${taken.column} may be shared by many events; nothing preselected` },
+  });
+}
