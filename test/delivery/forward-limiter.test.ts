@@ -333,8 +333,9 @@ async function freeze(options: { readonly limiter: boolean }) {
     while (due.length > 0 && (due[0]?.at ?? 0) <= clock) start(due.shift() as (typeof due)[number]);
     await new Promise((r) => setImmediate(r));
   }
+  // The breaker's probes carry no event (no event id header): they are not copies of one.
   let duplicates = 0;
-  for (const n of received.values()) duplicates += n - 1;
+  for (const [id, n] of received) if (id !== '') duplicates += n - 1;
   return { delivered, deadLettered, duplicates };
 }
 
@@ -347,10 +348,10 @@ describe('forward core: a destination that freezes for 3 minutes under 150 event
     assert.ok(r.duplicates > 300, `${r.duplicates} duplicates`);
   });
 
-  it('with it, receives at most 1 % of the events twice, and still delivers every one', async () => {
+  it('with it, receives twice only the calls in flight as it froze (START_LIMIT at a steady rate), and still delivers every one', async () => {
     const r = await freeze({ limiter: true });
     assert.deepEqual([r.delivered, r.deadLettered], [3000, 0]);
-    assert.ok(r.duplicates <= 30, `${r.duplicates} duplicates`);
+    assert.ok(r.duplicates <= START_LIMIT, `${r.duplicates} duplicates`);
   });
 });
 
