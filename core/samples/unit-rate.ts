@@ -18,7 +18,10 @@ import type { Question } from './questions.ts';
 import type { RuleGuess as Guess } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
 
-/** Words that name an amount as a rate: what one hour, day, seat or unit costs. */
+/**
+ * Words that name an amount as a rate: what one hour, day, seat or unit costs. Not `annual` nor
+ * `yearly`: an `Annual_Revenue` is a company's size, which other rules ask about.
+ */
 const RATE = new Set([
   'rate',
   'rates',
@@ -26,9 +29,6 @@ const RATE = new Set([
   'daily',
   'weekly',
   'monthly',
-  'yearly',
-  'annual',
-  'annually',
   'per',
   'unit',
   'seat',

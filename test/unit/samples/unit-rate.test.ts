@@ -85,6 +85,7 @@ describe('the creator: a rate is no value', () => {
     assert.equal(rateWord('lines.0.unit_price'), 'unit');
     assert.equal(rateWord('rates.total'), undefined);
     assert.equal(rateWord('amount'), undefined);
+    assert.equal(rateWord('lead.Annual_Revenue'), undefined);
     assert.equal(rateWord('personal_amount'), undefined);
   });
 });
