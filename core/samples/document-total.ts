@@ -5,12 +5,16 @@
  * nothing changed hands: only its payment or its acceptance (paid, accepted, won, signed,
  * completed) makes that total money. The estimate rule (estimated-value.ts) reads the amount's
  * name; this one reads the record's kind (the event's name, the amount's path, the record's
- * `object`) and the event (its name, and the record's status). Where the amount taken as the value
- * is such a document's and the event is one of its lifecycle steps, not its payment or
- * acceptance, the amount is kept under its own name and the page asks with no answer preselected,
- * so no currency is filled. An invoice is left out, even a draft: a billing platform's drafted
- * invoice is the amount it will charge (the corpus's truth takes Lago's `invoice.drafted` total as
- * the value). Pure, but for the guesses and questions it rewrites.
+ * `object`, a status named for its record (`proposalStatus`, `quote_status`) and the value of a
+ * column named as a type (`proposalType: "Proposal"`; its name is not read: a `document_type` is
+ * often a person's identity document)) and the event (its name, and the record's status, plain or
+ * so named), at the top of the payload or in an object holding the amount. Where the amount taken
+ * as the value is such a document's and the event is one of its lifecycle steps, not its payment
+ * or acceptance, the amount is kept under its own name and the page asks with no answer
+ * preselected, so no currency is filled: whatever the amount is named (a total, or a client's
+ * rate on a proposal sent), a document not yet signed, accepted or paid moved no money. An
+ * invoice is left out, even a draft: a billing platform's drafted invoice is the amount it will
+ * charge (the corpus's truth takes Lago's `invoice.drafted` total as the value). Pure, but for the guesses and questions it rewrites.
  */
 import { askValue, eventNamed } from './moneyless-event.ts';
 import { nameWords } from './names.ts';
@@ -97,20 +101,48 @@ function recordWords(fields: readonly InferredField[], column: string, leaves: r
 }
 
 /**
+ * The columns at the top or in a holder whose leaf ends in one of `last` after words of its own
+ * (`proposalStatus`, `quote_type`): the leaf's leading words (the record it names) and its value's.
+ */
+function namedRecord(
+  fields: readonly InferredField[],
+  column: string,
+  last: ReadonlySet<string>,
+): { readonly lead: string[]; readonly value: string[] }[] {
+  const levels = new Set(['', ...holders(column)]);
+  return fields.flatMap((f) => {
+    const dot = f.name.lastIndexOf('.');
+    const leaf = nameWords(f.name.slice(dot + 1));
+    if (!levels.has(dot < 0 ? '' : f.name.slice(0, dot)) || leaf.length < 2) return [];
+    if (!last.has(leaf.at(-1) ?? '')) return [];
+    return [{ lead: leaf.slice(0, -1), value: wordsOf(fields, f.name) }];
+  });
+}
+const STATUS_LEAF = new Set(['status', 'state']);
+const TYPE_LEAF = new Set(['type', 'kind']);
+
+/**
  * Why the amount at `column` is a document's total on a step that is not its payment or
  * acceptance (module comment), or undefined.
  */
 export function unsettledDocument(fields: readonly InferredField[], column: string): string | undefined {
   const named = eventNamed(fields);
   const event = named ? nameWords(named.value) : [];
-  const status = recordWords(fields, column, ['status', 'state']);
+  const statuses = namedRecord(fields, column, STATUS_LEAF);
+  const status = [...recordWords(fields, column, ['status', 'state']), ...statuses.flatMap((x) => x.value)];
   const steps = [...event, ...status];
   if (steps.some((w) => SETTLED.has(w)) || !steps.some((w) => LIFECYCLE.has(w))) return undefined;
-  const kinds = [...event, ...nameWords(column), ...recordWords(fields, column, ['object'])];
+  const kinds = [
+    ...event,
+    ...nameWords(column),
+    ...recordWords(fields, column, ['object']),
+    ...statuses.flatMap((x) => x.lead),
+    ...namedRecord(fields, column, TYPE_LEAF).flatMap((x) => x.value),
+  ];
   const kind = kinds.find((w) => DOCUMENT.has(w));
   if (!kind) return undefined;
   const step = named ? `the event is "${named.value}"` : `its status is "${status.join(' ')}"`;
-  return `the total of a ${kind} not yet paid or accepted: ${step}`;
+  return `an amount on a ${kind} not yet paid or accepted: ${step}`;
 }
 
 /** The rule applied to the guesses and questions, in place (module comment). */
@@ -129,6 +161,6 @@ export function documentTotalRule(
     questions,
     at,
     why,
-    `It is ${why}. A document's total is money only once it is paid or accepted.`,
+    `It is ${why}. A document's amounts are money only once it is paid or accepted.`,
   );
 }

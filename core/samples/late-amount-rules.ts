@@ -3,8 +3,9 @@
  * beside the price (converted-amount.ts), then a refund's own amount where nothing is the value
  * (refund-value.ts), then no value for an amount named as an estimate on an event that does not
  * realise it (estimated-value.ts), nor for one named as an end of a range (range-bound.ts), nor
- * for a document's total before its payment or acceptance (document-total.ts), and last no value
- * for an event that is no sale (moneyless-event.ts).
+ * for a rate on an event that does not charge it (unit-rate.ts), nor for a document's total before
+ * its payment or acceptance (document-total.ts), and last no value for an event that is no sale
+ * (moneyless-event.ts).
  * `guess.ts` is at its size limit: one call from it. Pure, but for the guesses and questions they
  * rewrite.
  */
@@ -17,6 +18,7 @@ import { rangeBoundRule } from './range-bound.ts';
 import { refundValueRule } from './refund-value.ts';
 import type { RuleGuess as Guess } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
+import { unitRateRule } from './unit-rate.ts';
 
 export function lateAmountRules(
   fields: readonly InferredField[],
@@ -28,6 +30,7 @@ export function lateAmountRules(
   refundValueRule(fields, rows, base, questions);
   estimatedValueRule(fields, base, questions);
   rangeBoundRule(base, questions);
+  unitRateRule(fields, base, questions);
   documentTotalRule(fields, base, questions);
   moneylessEventRule(fields, base, questions);
 }

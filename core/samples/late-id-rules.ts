@@ -2,18 +2,22 @@
  * The id rules that run last, once every other question is asked (issue #94): they read which
  * columns the questions already offer and rewrite guesses and questions in place. An event id in
  * the envelope's header object (held-event-id.ts), a flat record's references where no event id
- * is taken (flat-reference.ts), the ids named for the event's person (role-id.ts), then the id of
- * an object that says it holds a person (person-kind.ts), the e-mail beside the person's
- * id (email-beside-id.ts), then a software user's name beside another party (rival-names.ts),
- * an event id many events share (shared-id.ts), a time written as a stand-in where none is
- * taken (stand-in-time.ts); last, a person's id a question preselects no for is kept as a field. Pure, but for the guesses
+ * is taken (flat-reference.ts), the ids named for the event's person (role-id.ts), then the id
+ * of an object that says it holds a person (person-kind.ts), an id named for a person beside
+ * their e-mail or phone (contact-beside-id.ts), the e-mail beside the person's id
+ * (email-beside-id.ts), then a software user's name beside another party (rival-names.ts), an
+ * event id many events share (shared-id.ts), a plain id where no event id is taken or asked
+ * (plain-id-offer.ts), a time written as a stand-in where none is taken (stand-in-time.ts);
+ * last, a person's id a question preselects no for is kept as a field. Pure, but for the guesses
  * and questions they rewrite.
  */
+import { contactBesideIdQuestion } from './contact-beside-id.ts';
 import { emailBesideIdRule } from './email-beside-id.ts';
 import { flatReferenceRule } from './flat-reference.ts';
 import { heldEventIdRule } from './held-event-id.ts';
 import { askedIdsAsFields } from './person-id-evidence.ts';
 import { personKindIdQuestion } from './person-kind.ts';
+import { plainIdQuestion } from './plain-id-offer.ts';
 import type { Question } from './questions.ts';
 import { rivalNameRule } from './rival-names.ts';
 import { roleIdRules } from './role-id.ts';
@@ -33,9 +37,13 @@ export function lateIdRules(
   roleIdRules(fields, base, questions);
   const kindAsk = personKindIdQuestion(base, fields, questions);
   if (kindAsk) questions.push(kindAsk);
+  const contactAsk = contactBesideIdQuestion(fields, base, questions);
+  if (contactAsk) questions.push(contactAsk);
   emailBesideIdRule(fields, base, questions);
   rivalNameRule(fields, base, questions);
   sharedIdRule(fields, base, questions);
+  const plainAsk = plainIdQuestion(fields, base, questions);
+  if (plainAsk) questions.push(plainAsk);
   const timeAsk = standInTimeQuestion(fields, base, questions);
   if (timeAsk) questions.push(timeAsk);
   askedIdsAsFields(base, questions);

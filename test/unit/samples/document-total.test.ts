@@ -79,4 +79,59 @@ describe('the creator: a document’s total before its payment or acceptance is 
       undefined,
     );
   });
+
+  it('reads a status named for its record and a type column’s value where no event name is sent', () => {
+    const quote = {
+      id: 'a_1',
+      quoteStatus: 'Viewed',
+      dateViewed: '2026-03-01T08:00:00Z',
+      client: { id: 'c_1', amount: 500, currency: 'EUR' },
+    };
+    assert.match(valueAsked(quote, 'client.amount').ask, /an amount on a quote not yet paid or accepted/);
+    const contract = {
+      id: 'a_2',
+      state: 'created',
+      record_type: 'Contract',
+      details: { amount: 900, currency: 'USD' },
+    };
+    assert.match(valueAsked(contract, 'details.amount').ask, /a contract not yet paid/);
+  });
+
+  it('asks about a client’s rate on a proposal sent, whatever the amount is named', () => {
+    // The wrong fill it answers: a rate on a proposal whose name is in its status and type columns.
+    const fields = fieldsOf({
+      id: 'p_1',
+      proposalStatus: 'Sent',
+      proposalType: 'Proposal',
+      client: { id: 'c_2', hourlyAmount: 150, currency: 'USD' },
+    });
+    assert.match(
+      unsettledDocument(fields, 'client.hourlyAmount') ?? '',
+      /an amount on a proposal not yet paid or accepted: its status is "sent"/,
+    );
+  });
+
+  it('keeps the value where the named status says signed, an invoice is drafted, or a type names an identity document', () => {
+    const signed = guesses({
+      id: 'a_3',
+      proposal_status: 'signed',
+      client: { id: 'c_3', amount: 500, currency: 'EUR' },
+    });
+    assert.equal(signed.value?.column, 'client.amount');
+    const draft = guesses({
+      id: 'a_4',
+      invoiceStatus: 'draft',
+      invoice: { id: 'i_1', total: 50, currency: 'EUR' },
+    });
+    assert.equal(draft.value?.column, 'invoice.total');
+    const payer = guesses({
+      id: 'a_5',
+      status: 'created',
+      document_type: 'CPF',
+      document: '123',
+      amount: 50,
+      currency: 'BRL',
+    });
+    assert.equal(payer.value?.column, 'amount');
+  });
 });
