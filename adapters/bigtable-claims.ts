@@ -12,7 +12,7 @@
  * - the fields: one JSON object of flat values (the rest of the value, spaces and all).
  *
  * One cell, not three: Bigtable stores every cell with its row key, family, qualifier and
- * timestamp, so three cells stored the ~70-byte key three times (test/e2e/bill-counters.test.ts
+ * timestamp, so three cells stored the ~70-byte key three times (test/slow/bill-counters.test.ts
  * measures the row; core/deploy/claim-stores.ts prices it).
  *
  * The old form: rows written before, three cells `v` (the token alone), `e` (the expiry), `f` (the

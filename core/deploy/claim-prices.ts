@@ -77,7 +77,7 @@ export const CLAIM_RETRY_SHARE = 0.02;
 /**
  * A claim document's stored size, as Google's "Storage size calculations" page counts it (its
  * name, each field's name and value, 32 bytes; no index entries, every field being exempt):
- * measured on the Firestore twin by test/e2e/bill-counters.test.ts, which holds this within 10 %:
+ * measured on the Firestore twin by test/slow/bill-counters.test.ts, which holds this within 10 %:
  * an identity claim 210–211 bytes, a settled send 247–255, 240 on average at 3 deliveries an
  * event (the 300 estimated before was 25 % high).
  */

@@ -41,7 +41,7 @@ export const CAPACITY_PRICES = Object.freeze({
 });
 
 /**
- * Bytes a claim row takes in Bigtable, measured on the twin (test/e2e/bill-counters.test.ts, which
+ * Bytes a claim row takes in Bigtable, measured on the twin (test/slow/bill-counters.test.ts, which
  * holds this to the measure within 10 %): its one cell (token, expiry and fields in one value,
  * adapters/bigtable-claims.ts) stored with the row key, family, qualifier and an 8-byte timestamp,
  * as Bigtable keeps a cell on disk; an identity claim 217 bytes, a settled send 261–270, 253 on
@@ -79,7 +79,7 @@ export interface CapacityMonth {
 /**
  * Row operations of claim writes and reads in Bigtable: a conditional write (CheckAndMutateRow)
  * reads its row and writes it, two; a read (ReadRows of one key), one. What the nodes are sized
- * for, and what test/e2e/bill-counters.test.ts sets against the twin's count of calls.
+ * for, and what test/slow/bill-counters.test.ts sets against the twin's count of calls.
  */
 export function bigtableRowOperations(writes: number, reads: number): number {
   return 2 * writes + reads;

@@ -3,7 +3,7 @@
  * docs/delivery.md#backfill): it asks when the destination went live, counts what it backfilled and
  * why the rest was not sent (the platform's age limit named) in its summary, and a cancel stops it
  * between pages, saying so. The warehouse, Pub/Sub and the ledger are in memory here; the e2e test
- * (test/e2e/backfill.test.ts) runs it against the local environment.
+ * (test/slow/backfill.test.ts) runs it against the local environment.
  */
 import assert from 'node:assert/strict';
 import { replayDestinationSlice, replaySummary } from '../../../cli/commands/replay-destination.ts';
