@@ -9,8 +9,12 @@
  * - A destination this instance has not heard from yet (a cold start, or after it stopped
  *   answering) gets one call at a time: a probe.
  * - Its first answer sets the limit to START_LIMIT. Each answer that came back quickly adds one
- *   when the limit was reached while that call was out (so a limit that holds calls back doubles
- *   per round trip), up to MAX_LIMIT; any other quick answer takes 1/DECAY_ANSWERS of what the
+ *   while the oldest call waiting for a slot has waited the growth wait (GROW_WAIT_FACTOR round
+ *   trips, at least GROW_WAIT_MIN_MS: the queue is that many limits deep, so demand outruns the
+ *   limit), up to MAX_LIMIT; so a limit that holds calls back doubles per round trip once they
+ *   queue. A burst the limit drains within the growth wait raises nothing: it waits a few round
+ *   trips instead, and the calls in flight stay few (each one, should the destination freeze, is a
+ *   copy it receives twice). A quick answer with no call waiting takes 1/DECAY_ANSWERS of what the
  *   limit has above START_LIMIT, so what a burst raised does not stay behind it.
  * - A slow answer (over SLOW_FACTOR times the smoothed latency, and over SLOW_MIN_MS) halves
  *   it, at most once per smoothed round trip; so does a call without an answer (timeout,
@@ -48,7 +52,11 @@ export const STALL_FACTOR = 8;
 /** An answer slower than this many times the smoothed latency (and than SLOW_MIN_MS) is slow. */
 export const SLOW_FACTOR = 4;
 export const SLOW_MIN_MS = 500;
-/** Each quick answer while the limit was not reached takes 1/DECAY_ANSWERS of what it has above START_LIMIT. */
+/** Calls waiting this many smoothed round trips (the queue that many limits deep) make the limit grow… */
+export const GROW_WAIT_FACTOR = 4;
+/** …and at least this long: a burst drained sooner is no demand the limit must follow. */
+export const GROW_WAIT_MIN_MS = 20;
+/** Each quick answer with no call waiting takes 1/DECAY_ANSWERS of what it has above START_LIMIT. */
 export const DECAY_ANSWERS = 32;
 /** The most calls waiting for a slot, per destination; more are refused at once. */
 export const MAX_WAITING = 1000;
@@ -75,8 +83,6 @@ interface Lane {
   progressAt: number;
   /** The last halving (at most one per smoothed round trip). */
   decreasedAt: number;
-  /** The last time every slot was taken (a call took the last one, or one had to wait). */
-  saturatedAt: number;
   /** Calls waiting for a slot, oldest first, from `head`. */
   waiting: Waiter[];
   head: number;
@@ -110,7 +116,6 @@ export class ConcurrencyLimiter {
         latency: 0,
         progressAt: now,
         decreasedAt: 0,
-        saturatedAt: Number.NEGATIVE_INFINITY,
         waiting: [],
         head: 0,
       };
@@ -122,14 +127,12 @@ export class ConcurrencyLimiter {
       return 'stalled';
     }
     if (lane.inFlight + 1 > lane.limit) {
-      lane.saturatedAt = now;
       expire(lane, now);
       if (lane.waiting.length - lane.head >= MAX_WAITING) return 'full';
       return new Promise((admit) => lane.waiting.push({ since: now, admit }));
     }
     if (lane.inFlight === 0) lane.progressAt = now;
     lane.inFlight++;
-    if (lane.inFlight + 1 > lane.limit) lane.saturatedAt = now;
     return 'go';
   }
 
@@ -170,9 +173,10 @@ export class ConcurrencyLimiter {
         if (slow) halve(lane, now);
         else if (sentAt <= lane.decreasedAt) {
           // Sent before the last cut: it says nothing about the limit since.
-        } else if (lane.saturatedAt >= sentAt) {
-          // The limit was all taken while this one was out: it may have to grow.
-          if (lane.limit < MAX_LIMIT) lane.limit++;
+        } else if (lane.head < lane.waiting.length) {
+          // Calls wait: the limit grows only once they have waited the growth wait.
+          const oldest = lane.waiting[lane.head] as Waiter;
+          if (now - oldest.since >= growWaitMs(lane) && lane.limit < MAX_LIMIT) lane.limit++;
         } else if (lane.limit > START_LIMIT) lane.limit -= (lane.limit - START_LIMIT) / DECAY_ANSWERS;
       }
     }
@@ -200,6 +204,12 @@ function stallMs(lane: Lane): number {
   return scaled > STALL_MIN_MS ? scaled : STALL_MIN_MS;
 }
 
+/** How long the oldest waiting call must have waited for an answer to raise the limit. */
+function growWaitMs(lane: Lane): number {
+  const scaled = GROW_WAIT_FACTOR * lane.latency;
+  return scaled > GROW_WAIT_MIN_MS ? scaled : GROW_WAIT_MIN_MS;
+}
+
 /** It stopped answering: one call at a time, and no waiting call is sent into it. */
 function stop(lane: Lane): void {
   lane.answering = false;
@@ -221,7 +231,6 @@ function dispatch(lane: Lane, now: number): void {
     lane.inFlight++;
     next(lane).admit('go');
   }
-  if (lane.head < lane.waiting.length || lane.inFlight + 1 > lane.limit) lane.saturatedAt = now;
 }
 
 /** Refuses the calls that have waited longer than the wait time (the oldest are first). */

@@ -1,7 +1,8 @@
 /**
  * The concurrency limit per destination (core/delivery/limiter.ts), through its public methods
  * with a hand-moved clock: one call at a time until a destination answers, growth while answers
- * come back quickly and the limit is all taken, decay when it is not, halving on a slow answer or
+ * come back quickly and calls have waited the growth wait, none for a burst drained sooner, decay
+ * when nothing waits, halving on a slow answer or
  * a lost call, calls over the limit waiting for a slot (bounded in number and time), and one call
  * at a time again, with the waiting ones refused, once calls in flight go unanswered.
  */
@@ -10,6 +11,7 @@ import {
   type Admission,
   ConcurrencyLimiter,
   DECAY_ANSWERS,
+  GROW_WAIT_MIN_MS,
   MAX_LIMIT,
   MAX_WAIT_MS,
   MAX_WAITING,
@@ -43,86 +45,69 @@ function answering(destination = 'hook'): ConcurrencyLimiter {
   return limiter;
 }
 
-/** Rounds of: take every slot, answer them all `latency` ms later. */
-function rounds(limiter: ConcurrencyLimiter, n: number, from: number, latency = 2): number {
+/**
+ * Rounds of demand the limit cannot keep up with: every slot taken, twice as many calls queued
+ * behind them since longer than the growth wait, then every call in flight answered `latency` ms
+ * later (each answer frees a slot the queue takes at once). What is in flight at the end stays so.
+ */
+function demandRounds(limiter: ConcurrencyLimiter, n: number, from: number, latency = 2): number {
   let now = from;
   for (let round = 0; round < n; round++) {
-    const taken = takeFree(limiter, 'hook', now);
-    for (let i = 0; i < taken; i++) limiter.release('hook', true, now, now + latency);
+    takeFree(limiter, 'hook', now);
+    const out = limiter.view('hook').inFlight;
+    for (let i = 0; i < 2 * out && limiter.view('hook').waiting < MAX_WAITING; i++)
+      void limiter.acquire('hook', now - 5 * GROW_WAIT_MIN_MS);
+    for (let i = 0; i < out; i++) limiter.release('hook', true, now, now + latency);
     now += latency + 1;
   }
   return now;
 }
 
-describe('concurrency limiter: a cold destination', () => {
-  it('gets one call at a time until it answers; the next waits, and goes once it has (START_LIMIT)', async () => {
-    const limiter = new ConcurrencyLimiter();
-    assert.equal(limiter.acquire('hook', T0), 'go');
-    const second = limiter.acquire('hook', T0 + 1);
-    assert.equal(await settled(second), undefined);
-    assert.deepEqual(limiter.view('hook'), {
-      limit: 1,
-      inFlight: 1,
-      waiting: 1,
-      answering: false,
-      latencyMs: 0,
-    });
-    limiter.release('hook', true, T0, T0 + 40);
-    assert.equal(await second, 'go');
-    assert.deepEqual(limiter.view('hook'), {
-      limit: START_LIMIT,
-      inFlight: 1,
-      waiting: 0,
-      answering: true,
-      latencyMs: 40,
-    });
-    assert.equal(takeFree(limiter, 'hook', T0 + 41), START_LIMIT - 1);
-  });
-
-  it('keeps each destination apart', () => {
-    const limiter = answering('hook');
-    assert.equal(takeFree(limiter, 'hook', T0 + 10), START_LIMIT);
-    assert.equal(limiter.acquire('meta', T0 + 10), 'go');
-    assert.equal(limiter.view('meta').answering, false);
-    assert.equal(limiter.view('hook').inFlight, START_LIMIT);
-  });
-
-  it('gives back a slot taken for a call that was not sent, learning nothing; a waiting call takes it', async () => {
-    const limiter = new ConcurrencyLimiter();
-    assert.equal(limiter.acquire('hook', T0), 'go');
-    const waiting = limiter.acquire('hook', T0);
-    limiter.abandon('hook', T0 + 1);
-    assert.equal(await waiting, 'go');
-    assert.deepEqual(limiter.view('hook'), {
-      limit: 1,
-      inFlight: 1,
-      waiting: 0,
-      answering: false,
-      latencyMs: 0,
-    });
-  });
-});
+/** Answers every call in flight, sent at `sentAt`, at `at`. */
+function answerAll(limiter: ConcurrencyLimiter, sentAt: number, at: number): void {
+  const out = limiter.view('hook').inFlight;
+  for (let i = 0; i < out; i++) limiter.release('hook', true, sentAt, at);
+}
 
 describe('concurrency limiter: a destination that answers', () => {
-  it('grows by one per quick answer while the limit is all taken (doubling per round trip), up to MAX_LIMIT', () => {
+  it('grows by one per quick answer while calls have waited the growth wait (doubling per round trip), up to MAX_LIMIT', () => {
     const limiter = answering();
     let now = T0 + 10;
     const limits: number[] = [];
     for (let i = 0; i < 4; i++) {
-      now = rounds(limiter, 1, now);
+      now = demandRounds(limiter, 1, now);
       limits.push(limiter.view('hook').limit);
     }
     assert.deepEqual(limits, [START_LIMIT * 2, START_LIMIT * 4, START_LIMIT * 8, START_LIMIT * 16]);
-    rounds(limiter, 20, now);
+    demandRounds(limiter, 20, now);
     assert.equal(limiter.view('hook').limit, MAX_LIMIT);
   });
 
-  it('takes a raised limit back toward START_LIMIT while quick answers come with the limit not all taken', () => {
+  it('keeps its limit through a burst the limit drains within the growth wait', () => {
     const limiter = answering();
-    let now = rounds(limiter, 4, T0 + 10);
+    let now = T0 + 10;
+    // Bursts of four times the limit, each answered 2 ms a call: drained in 8 ms, under the wait.
+    for (let burst = 0; burst < 10; burst++) {
+      const calls = Array.from({ length: START_LIMIT * 4 }, () => limiter.acquire('hook', now));
+      assert.equal(calls.filter((c) => c === 'go').length, START_LIMIT);
+      while (limiter.view('hook').inFlight > 0) {
+        answerAll(limiter, now, now + 2);
+        now += 2;
+      }
+      now += 300;
+    }
+    assert.equal(limiter.view('hook').limit, START_LIMIT);
+  });
+
+  it('takes a raised limit back toward START_LIMIT while quick answers come with nothing waiting', () => {
+    const limiter = answering();
+    let now = demandRounds(limiter, 4, T0 + 10);
     const raised = limiter.view('hook').limit;
     assert.equal(raised, START_LIMIT * 16);
-    // One call at a time, answered quickly: each answer takes 1/DECAY_ANSWERS of the excess.
+    // What is still in flight is answered, then one call at a time, answered quickly: each answer
+    // takes 1/DECAY_ANSWERS of the excess.
+    answerAll(limiter, now, now + 2);
+    now += 3;
     for (let i = 0; i < DECAY_ANSWERS * 3; i++) {
       assert.equal(limiter.acquire('hook', now), 'go');
       limiter.release('hook', true, now, now + 2);
@@ -135,12 +120,12 @@ describe('concurrency limiter: a destination that answers', () => {
 
   it('halves on a slow answer, once for the calls of one round trip, never below one', () => {
     const limiter = answering();
-    const now = rounds(limiter, 2, T0 + 10);
+    const now = demandRounds(limiter, 2, T0 + 10);
     assert.equal(limiter.view('hook').limit, START_LIMIT * 4);
-    const n = takeFree(limiter, 'hook', now);
+    takeFree(limiter, 'hook', now);
     // All of them answered late: one halving for the lot (sent before the cut, they say nothing more).
     const late = now + SLOW_MIN_MS + 1;
-    for (let i = 0; i < n; i++) limiter.release('hook', true, now, late);
+    answerAll(limiter, now, late);
     assert.equal(limiter.view('hook').limit, START_LIMIT * 2);
     let at = late + 10_000;
     for (let i = 0; i < 30; i++) {
@@ -177,14 +162,20 @@ describe('concurrency limiter: calls over the limit', () => {
     const b = wait('b', now + 1);
     const c = wait('c', now + 2);
     assert.equal(limiter.view('hook').waiting, 3);
-    // An answer frees a slot, and the limit, all taken meanwhile, grows by one: the two oldest go.
+    // An answer frees a slot for the oldest; they have waited less than the growth wait, so the
+    // limit stays: one goes per answer.
     limiter.release('hook', true, now, now + 3);
-    await Promise.all([a, b]);
+    await a;
+    assert.deepEqual(order, ['a:go']);
+    limiter.release('hook', true, now, now + 4);
+    await b;
     assert.deepEqual(order, ['a:go', 'b:go']);
     assert.equal(limiter.view('hook').waiting, 1);
-    limiter.release('hook', true, now, now + 4);
+    // Waited the growth wait: the answer raises the limit by one, and c goes with the slot freed.
+    limiter.release('hook', true, now, now + 2 + GROW_WAIT_MIN_MS);
     await c;
     assert.deepEqual(order, ['a:go', 'b:go', 'c:go']);
+    assert.equal(limiter.view('hook').limit, START_LIMIT + 1);
   });
 
   it('are refused once MAX_WAITING wait, and once they have waited the wait time', async () => {
