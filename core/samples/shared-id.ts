@@ -63,36 +63,58 @@ export function sharedIdReason(fields: readonly InferredField[], column: string)
   return undefined;
 }
 
-/** The rule applied to the guesses and questions, in place (module comment). */
-export function sharedIdRule(fields: readonly InferredField[], base: Guess[], questions: Question[]): void {
-  const at = base.findIndex((g) => g.target === 'event_id');
-  const taken = base[at];
-  if (!taken) return;
-  const asked = questions.filter((q) => (q.field ?? q.target) === 'event_id');
-  const why = sharedIdReason(fields, taken.column);
-  if (!why) return;
+/**
+ * Keeps the column taken as the event's id under its own name and asks which column is the
+ * event's own id, nothing preselected: the `first` options, then the taken column, then what an
+ * earlier question on the event id offered. Shared by the rules that find an event id not the
+ * event's own (this one, domain-event.ts).
+ */
+export function askEventId(
+  base: Guess[],
+  questions: Question[],
+  at: number,
+  why: string,
+  ask: string,
+  first: readonly { readonly column: string; readonly why: string }[],
+): void {
+  const taken = base[at] as Guess;
   base[at] = {
     column: taken.column,
     target: 'event_data',
     field: dataFieldName(taken.column),
     why: `an id, but ${why}: kept as a field, asked above`,
   };
+  const asked = questions.filter((q) => (q.field ?? q.target) === 'event_id');
+  const shown = new Set([taken.column, ...first.map((o) => o.column)]);
+  const others = asked.flatMap((q) => q.options).filter((o) => !shown.has(o.column));
+  for (const q of asked) questions.splice(questions.indexOf(q), 1);
+  questions.push({
+    target: 'event_id',
+    ask: `Which column is the event's own id? ${taken.column} is ${why}: ${ask}`,
+    options: [...first, { column: taken.column, why }, ...others],
+    noneGuessed: { why: `${taken.column} may not be the event's own id; nothing preselected` },
+  });
+}
+
+/** The rule applied to the guesses and questions, in place (module comment). */
+export function sharedIdRule(fields: readonly InferredField[], base: Guess[], questions: Question[]): void {
+  const at = base.findIndex((g) => g.target === 'event_id');
+  const taken = base[at];
+  if (!taken) return;
+  const why = sharedIdReason(fields, taken.column);
+  if (!why) return;
   const named = fields
     .filter((f) => f.name !== taken.column && /^event (id|uid|uuid)$/.test(nameWords(f.name).join(' ')))
     .map((f) => f.name);
   const specific = [...new Set([...secondIds(fields, taken.column), ...named])].filter((c) =>
     base.some((g) => g.column === c && g.target === 'event_data'),
   );
-  const others = asked.flatMap((q) => q.options).filter((o) => !specific.includes(o.column));
-  for (const q of asked) questions.splice(questions.indexOf(q), 1);
-  questions.push({
-    target: 'event_id',
-    ask: `Which column is the event's own id? ${taken.column} is ${why}: taken as the event's id, it would fold every recipient's event into one.`,
-    options: [
-      ...specific.map((column) => ({ column, why: `a more specific id than ${taken.column}` })),
-      { column: taken.column, why },
-      ...others.filter((o) => o.column !== taken.column),
-    ],
-    noneGuessed: { why: `${taken.column} may be shared by many events; nothing preselected` },
-  });
+  askEventId(
+    base,
+    questions,
+    at,
+    why,
+    "taken as the event's id, it would fold every recipient's event into one.",
+    specific.map((column) => ({ column, why: `a more specific id than ${taken.column}` })),
+  );
 }
