@@ -1,6 +1,6 @@
 /**
  * An object named `event` that is a domain thing, not the webhook's event (issue #94,
- * docs/creator-inference.md#a-request-for-money-and-an-object-named-event). A gym's class, a
+ * docs/creator-inference.md#a-referring-party-a-request-for-money-and-an-object-named-event). A gym's class, a
  * meeting, a calendar entry or a concert is often called an event; the id inside it names that
  * thing, which many bookings and changes share, not this delivery's event. An `event` object
  * (`event.id`, `data.event.uuid`) is the envelope only when it carries the event's name or type

@@ -60,7 +60,8 @@ const BUSINESS_PARTY = new Set([
   'salesperson',
   'creator',
   // Who earns from, refers, sells to or acts for the person (docs/creator-inference.md,
-  // "A referring party"): an affiliate program's promoter beside the lead it brought.
+  // "A referring party, a request for money and an object named event"): a promoter beside
+  // the lead it brought.
   'promoter',
   'referrer',
   'reseller',

@@ -1,6 +1,6 @@
 /**
  * An amount asked for, not yet moved, is no value (issue #94,
- * docs/creator-inference.md#a-request-for-money-and-an-object-named-event). A payment request or
+ * docs/creator-inference.md#a-referring-party-a-request-for-money-and-an-object-named-event). A payment request or
  * link, a charge or an invoice just created carries the amount it asks the person to pay; until
  * it is paid, nothing changed hands. Two readings must agree: the record holding the amount (the
  * payload's top or an object above the amount) has a status that says it waits (`pending`,

@@ -1,6 +1,6 @@
 /**
  * A party that earns from, refers, sells to or acts for the person (issue #94, core/samples/party.ts,
- * docs/creator-inference.md#a-referring-party): a promoter, referrer, reseller, ambassador or
+ * docs/creator-inference.md#a-referring-party-a-request-for-money-and-an-object-named-event): a promoter, referrer, reseller, ambassador or
  * advocate beside the person is the business's side, so its names, country and contacts are never
  * filled as the person's, and stay personal data (the business's).
  */
