@@ -84,7 +84,7 @@ const LIFECYCLE = new Set([
 ]);
 
 /** One text value of a column: its words, or none. */
-export function wordsOf(fields: readonly InferredField[], name: string): string[] {
+function wordsOf(fields: readonly InferredField[], name: string): string[] {
   const f = fields.find((x) => x.name === name);
   return f && f.distinct === 1 && typeof f.examples[0] === 'string' ? nameWords(f.examples[0]) : [];
 }

@@ -14,7 +14,7 @@
  * this one reads a request's state, whatever it is called. Pure, but for the guesses and questions
  * it rewrites.
  */
-import { holders, recordWords, SETTLED, wordsOf } from './document-total.ts';
+import { holders, recordWords, SETTLED } from './document-total.ts';
 import { askValue, eventNamed } from './moneyless-event.ts';
 import { nameWords } from './names.ts';
 import type { Question } from './questions.ts';
