@@ -39,7 +39,7 @@ const DOCUMENT = new Set([
   'documents',
 ]);
 /** Words of the steps that make the total money: a payment, or the document's acceptance. */
-const SETTLED = new Set([
+export const SETTLED: ReadonlySet<string> = new Set([
   'paid',
   'payment',
   'payments',
@@ -90,13 +90,17 @@ function wordsOf(fields: readonly InferredField[], name: string): string[] {
 }
 
 /** The paths that hold the amount, outermost first (`data`, `data.grand_total` for `data.grand_total.amount`). */
-function holders(column: string): string[] {
+export function holders(column: string): string[] {
   const parts = column.split('.');
   return parts.slice(0, -1).map((_, i) => parts.slice(0, i + 1).join('.'));
 }
 
 /** A record's word beside a name: `object`, `status` or `state` at the top or in a holder. */
-function recordWords(fields: readonly InferredField[], column: string, leaves: readonly string[]): string[] {
+export function recordWords(
+  fields: readonly InferredField[],
+  column: string,
+  leaves: readonly string[],
+): string[] {
   return ['', ...holders(column)].flatMap((h) => leaves.flatMap((l) => wordsOf(fields, h ? `${h}.${l}` : l)));
 }
 

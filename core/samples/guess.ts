@@ -24,7 +24,7 @@ import { emptyDetailQuestions } from './empty-detail.ts';
 import { envelopeIdQuestion } from './envelope-id.ts';
 import { chooseEventName, type EventNameGuess } from './event-name.ts';
 import { identityEvidence, leafSide, personObjectId } from './evidence.ts';
-import { lateAmountRules } from './late-amount-rules.ts';
+import { lateAmountRules, lateTextAmountRule } from './late-amount-rules.ts';
 import { lateIdRules } from './late-id-rules.ts';
 import { listCount } from './list-count.ts';
 import { envelopeNamedIdQuestion, unnamedEventIdQuestion } from './named-event-id.ts';
@@ -515,6 +515,7 @@ export function guessChoices(
   });
   const eventName = chooseEventName(fields, named);
   textAmount(fields, rows, columns);
+  lateTextAmountRule(fields, columns, questions);
   priceBesideCurrency(fields, rows, columns, questions);
   const value = amountGuess(columns, 'value', keptAsValue(fields, rows));
   if (value) currencyBesideValue(fields, rows, columns, value.column);

@@ -4,7 +4,8 @@
  * (refund-value.ts), then no value for an amount named as an estimate on an event that does not
  * realise it (estimated-value.ts), nor for one named as an end of a range (range-bound.ts), nor
  * for a rate on an event that does not charge it (unit-rate.ts), nor for a document's total before
- * its payment or acceptance (document-total.ts), and last no value for an event that is no sale
+ * its payment or acceptance (document-total.ts), nor for an amount asked for and not yet paid
+ * (pending-request.ts), and last no value for an event that is no sale
  * (moneyless-event.ts).
  * `guess.ts` is at its size limit: one call from it. Pure, but for the guesses and questions they
  * rewrite.
@@ -13,12 +14,16 @@ import { convertedAmountRule } from './converted-amount.ts';
 import { documentTotalRule } from './document-total.ts';
 import { estimatedValueRule } from './estimated-value.ts';
 import { moneylessEventRule } from './moneyless-event.ts';
+import { pendingRequestRule } from './pending-request.ts';
 import type { Question } from './questions.ts';
 import { rangeBoundRule } from './range-bound.ts';
 import { refundValueRule } from './refund-value.ts';
 import type { RuleGuess as Guess } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
 import { unitRateRule } from './unit-rate.ts';
+
+/** The rule for an amount asked for, run again once an amount written as text is the value. */
+export { pendingRequestRule as lateTextAmountRule } from './pending-request.ts';
 
 export function lateAmountRules(
   fields: readonly InferredField[],
@@ -32,5 +37,6 @@ export function lateAmountRules(
   rangeBoundRule(base, questions);
   unitRateRule(fields, base, questions);
   documentTotalRule(fields, base, questions);
+  pendingRequestRule(fields, base, questions);
   moneylessEventRule(fields, base, questions);
 }

@@ -6,12 +6,14 @@
  * of an object that says it holds a person (person-kind.ts), an id named for a person beside
  * their e-mail or phone (contact-beside-id.ts), the e-mail beside the person's id
  * (email-beside-id.ts), then a software user's name beside another party (rival-names.ts), an
- * event id many events share (shared-id.ts), a plain id where no event id is taken or asked
+ * event id many events share (shared-id.ts), an id inside a domain thing named `event`
+ * (domain-event.ts), a plain id where no event id is taken or asked
  * (plain-id-offer.ts), a time written as a stand-in where none is taken (stand-in-time.ts);
  * last, a person's id a question preselects no for is kept as a field. Pure, but for the guesses
  * and questions they rewrite.
  */
 import { contactBesideIdQuestion } from './contact-beside-id.ts';
+import { domainEventRule } from './domain-event.ts';
 import { emailBesideIdRule } from './email-beside-id.ts';
 import { flatReferenceRule } from './flat-reference.ts';
 import { heldEventIdRule } from './held-event-id.ts';
@@ -42,6 +44,7 @@ export function lateIdRules(
   emailBesideIdRule(fields, base, questions);
   rivalNameRule(fields, base, questions);
   sharedIdRule(fields, base, questions);
+  domainEventRule(fields, base, questions);
   const plainAsk = plainIdQuestion(fields, base, questions);
   if (plainAsk) questions.push(plainAsk);
   const timeAsk = standInTimeQuestion(fields, base, questions);

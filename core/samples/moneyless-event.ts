@@ -114,9 +114,16 @@ export function moneylessEventRule(
  * questions that offered its column as the value dropped, and one question that asks, `ask`
  * after "Is <column> the event's value?", with nothing preselected; `why` says why.
  */
-export function askValue(base: Guess[], questions: Question[], at: number, why: string, ask: string): void {
-  const taken = base[at] as Guess;
+export function askValue<G extends Guess>(
+  base: G[],
+  questions: Question[],
+  at: number,
+  why: string,
+  ask: string,
+): void {
+  const taken = base[at] as G;
   base[at] = {
+    ...taken,
     column: taken.column,
     target: 'event_data',
     field: dataFieldName(taken.column),

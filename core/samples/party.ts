@@ -59,6 +59,14 @@ const BUSINESS_PARTY = new Set([
   'affiliate',
   'salesperson',
   'creator',
+  // Who earns from, refers, sells to or acts for the person (docs/creator-inference.md,
+  // "A referring party, a request for money and an object named event"): a promoter beside
+  // the lead it brought.
+  'promoter',
+  'referrer',
+  'reseller',
+  'ambassador',
+  'advocate',
 ]);
 
 /** Words that name the person an event is about. */

@@ -6,7 +6,11 @@
  * as the event's may be such a one: its name names a thing sent to many (`campaign_id`,
  * `template_id`, `broadcast.id`), or a second id of the same thing stands beside it
  * (`message_id` beside `message_uid`, `mailing_id` beside `mailing_uuid`): one of the two is the
- * thing sent to many, the other the copy one recipient got, and one body cannot tell which.
+ * thing sent to many, the other the copy one recipient got, and one body cannot tell which. A
+ * third, from held-out-25's delivery reports: the id of a thing that reports its steps (a
+ * message's or a job's, `message_id`, `job.id`) beside a status naming one of them (queued,
+ * accepted, sent, delivered, failed; processing, running) is shared by each of its reports, even
+ * where the body has no more specific id.
  * Either way the id is kept under its own name and the page asks which column is the event's own
  * id, nothing preselected, offering first the more specific ids the sample carries (the second
  * id, a column named for the event's id). Pure, but for the guesses and questions it rewrites.
@@ -33,6 +37,26 @@ const SHARED = new Set([
   'automation',
   'journey',
 ]);
+/** Things whose every status report (queued, sent, delivered; a job's progress) carries their id. */
+const REPORTED = new Set(['message', 'sms', 'mms', 'job', 'task']);
+/** Statuses a report of such a thing announces: one of many steps of the same thing. */
+const STEPS = new Set([
+  'queued',
+  'accepted',
+  'sending',
+  'sent',
+  'delivered',
+  'undelivered',
+  'failed',
+  'expired',
+  'rejected',
+  'buffered',
+  'enroute',
+  'processing',
+  'running',
+  'progress',
+]);
+
 /** Last words of a second, more specific id of a thing (`message_uid`, `mailingUuid`). */
 const SPECIFIC = new Set(['uid', 'uuid', 'guid']);
 
@@ -53,14 +77,76 @@ export function secondIds(fields: readonly InferredField[], column: string): str
     .map((f) => f.name);
 }
 
+/**
+ * The thing an id names and the step its object's status reports, where the id is a reported
+ * thing's (`message_id`, `job.id`) and a status beside it names one of its steps: each report of
+ * that thing carries the same id, so it is never one report's own.
+ */
+function reportStatus(
+  fields: readonly InferredField[],
+  column: string,
+): { readonly thing: string; readonly status: string } | undefined {
+  const parent = parentOf(column);
+  const leaf = leafWords(column);
+  if (leaf.at(-1) !== 'id') return undefined;
+  const named = leaf.length > 1 ? leaf.slice(0, -1) : nameWords(parent.slice(parent.lastIndexOf('.') + 1));
+  const thing = named.find((w) => REPORTED.has(w));
+  if (!thing) return undefined;
+  const status = fields.find(
+    (f) =>
+      parentOf(f.name) === parent &&
+      /^(status|state|delivery status|message status)$/.test(leafWords(f.name).join(' ')) &&
+      f.distinct === 1 &&
+      typeof f.examples[0] === 'string' &&
+      nameWords(f.examples[0]).some((w) => STEPS.has(w)),
+  );
+  return status ? { thing, status: `${status.name}: ${String(status.examples[0])}` } : undefined;
+}
+
 /** Why an id taken as the event's may be shared by many events (module comment), or undefined. */
 export function sharedIdReason(fields: readonly InferredField[], column: string): string | undefined {
   const thing = nameWords(column).find((w) => SHARED.has(w));
   if (thing) return `named for a ${thing.replace(/s$/, '')}, whose id every recipient's event shares`;
+  const reported = reportStatus(fields, column);
+  if (reported)
+    return `the id of the ${reported.thing}, which each of its status reports shares (${reported.status})`;
   const second = secondIds(fields, column)[0];
   if (second)
     return `beside ${second}, a second id of the same thing: one names what was sent to many, the other one recipient's copy`;
   return undefined;
+}
+
+/**
+ * Keeps the column taken as the event's id under its own name and asks which column is the
+ * event's own id, nothing preselected: the `first` options, then the taken column, then what an
+ * earlier question on the event id offered. Shared by the rules that find an event id not the
+ * event's own (this one, domain-event.ts).
+ */
+export function askEventId(
+  base: Guess[],
+  questions: Question[],
+  at: number,
+  why: string,
+  ask: string,
+  first: readonly { readonly column: string; readonly why: string }[],
+): void {
+  const taken = base[at] as Guess;
+  base[at] = {
+    column: taken.column,
+    target: 'event_data',
+    field: dataFieldName(taken.column),
+    why: `an id, but ${why}: kept as a field, asked above`,
+  };
+  const asked = questions.filter((q) => (q.field ?? q.target) === 'event_id');
+  const shown = new Set([taken.column, ...first.map((o) => o.column)]);
+  const others = asked.flatMap((q) => q.options).filter((o) => !shown.has(o.column));
+  for (const q of asked) questions.splice(questions.indexOf(q), 1);
+  questions.push({
+    target: 'event_id',
+    ask: `Which column is the event's own id? ${taken.column} is ${why}: ${ask}`,
+    options: [...first, { column: taken.column, why }, ...others],
+    noneGuessed: { why: `${taken.column} may not be the event's own id; nothing preselected` },
+  });
 }
 
 /** The rule applied to the guesses and questions, in place (module comment). */
@@ -68,31 +154,20 @@ export function sharedIdRule(fields: readonly InferredField[], base: Guess[], qu
   const at = base.findIndex((g) => g.target === 'event_id');
   const taken = base[at];
   if (!taken) return;
-  const asked = questions.filter((q) => (q.field ?? q.target) === 'event_id');
   const why = sharedIdReason(fields, taken.column);
   if (!why) return;
-  base[at] = {
-    column: taken.column,
-    target: 'event_data',
-    field: dataFieldName(taken.column),
-    why: `an id, but ${why}: kept as a field, asked above`,
-  };
   const named = fields
     .filter((f) => f.name !== taken.column && /^event (id|uid|uuid)$/.test(nameWords(f.name).join(' ')))
     .map((f) => f.name);
   const specific = [...new Set([...secondIds(fields, taken.column), ...named])].filter((c) =>
     base.some((g) => g.column === c && g.target === 'event_data'),
   );
-  const others = asked.flatMap((q) => q.options).filter((o) => !specific.includes(o.column));
-  for (const q of asked) questions.splice(questions.indexOf(q), 1);
-  questions.push({
-    target: 'event_id',
-    ask: `Which column is the event's own id? ${taken.column} is ${why}: taken as the event's id, it would fold every recipient's event into one.`,
-    options: [
-      ...specific.map((column) => ({ column, why: `a more specific id than ${taken.column}` })),
-      { column: taken.column, why },
-      ...others.filter((o) => o.column !== taken.column),
-    ],
-    noneGuessed: { why: `${taken.column} may be shared by many events; nothing preselected` },
-  });
+  askEventId(
+    base,
+    questions,
+    at,
+    why,
+    "taken as the event's id, it would fold every event that shares it into one.",
+    specific.map((column) => ({ column, why: `a more specific id than ${taken.column}` })),
+  );
 }
