@@ -16,7 +16,7 @@
  * invoice is left out, even a draft: a billing platform's drafted invoice is the amount it will
  * charge (the corpus's truth takes Lago's `invoice.drafted` total as the value). Pure, but for the guesses and questions it rewrites.
  */
-import { askValue, eventNamed } from './moneyless-event.ts';
+import { askValueWhen, eventNamed } from './moneyless-event.ts';
 import { nameWords } from './names.ts';
 import type { Question } from './questions.ts';
 import type { RuleGuess as Guess } from './rule-guess.ts';
@@ -155,16 +155,10 @@ export function documentTotalRule(
   base: Guess[],
   questions: Question[],
 ): void {
-  const at = base.findIndex((g) => g.target === 'event_data' && g.field === 'value');
-  const taken = base[at];
-  if (!taken) return;
-  const why = unsettledDocument(fields, taken.column);
-  if (!why) return;
-  askValue(
-    base,
-    questions,
-    at,
-    why,
-    `It is ${why}. A document's amounts are money only once it is paid or accepted.`,
-  );
+  askValueWhen(base, questions, (column) => {
+    const why = unsettledDocument(fields, column);
+    return why
+      ? { why, ask: `It is ${why}. A document's amounts are money only once it is paid or accepted.` }
+      : undefined;
+  });
 }

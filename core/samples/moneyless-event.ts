@@ -101,12 +101,29 @@ export function moneylessEventRule(
   base: Guess[],
   questions: Question[],
 ): void {
+  askValueWhen(base, questions, () => {
+    const why = noSale(fields);
+    return why ? { why, ask: `It is named like an amount, but ${why}.` } : undefined;
+  });
+}
+
+/**
+ * The value guess asked (askValue) when `judge`, given its column, says why it is no value: the
+ * one shape of the rules that stop trusting a taken value. The index it is at, or -1 when no value
+ * was taken or the judge found nothing.
+ */
+export function askValueWhen<G extends Guess>(
+  base: G[],
+  questions: Question[],
+  judge: (column: string) => { readonly why: string; readonly ask: string } | undefined,
+): number {
   const at = base.findIndex((g) => g.target === 'event_data' && g.field === 'value');
   const taken = base[at];
-  if (!taken) return;
-  const why = noSale(fields);
-  if (!why) return;
-  askValue(base, questions, at, why, `It is named like an amount, but ${why}.`);
+  if (!taken) return -1;
+  const found = judge(taken.column);
+  if (!found) return -1;
+  askValue(base, questions, at, found.why, found.ask);
+  return at;
 }
 
 /**

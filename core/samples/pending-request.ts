@@ -15,7 +15,7 @@
  * it rewrites.
  */
 import { holders, recordWords, SETTLED } from './document-total.ts';
-import { askValue, eventNamed } from './moneyless-event.ts';
+import { askValueWhen, eventNamed } from './moneyless-event.ts';
 import { nameWords } from './names.ts';
 import type { Question } from './questions.ts';
 import type { RuleGuess as Guess } from './rule-guess.ts';
@@ -62,12 +62,12 @@ export function pendingRequestRule<G extends Guess & { readonly confidence?: num
   base: G[],
   questions: Question[],
 ): void {
-  const at = base.findIndex((g) => g.target === 'event_data' && g.field === 'value');
-  const taken = base[at];
-  if (!taken) return;
-  const why = pendingRequest(fields, taken.column);
-  if (!why) return;
-  askValue(base, questions, at, `${why}: asked for, not yet paid`, 'Money asked for is not money moved.');
-  const asked = base[at] as G;
-  if (taken.confidence !== undefined) base[at] = { ...asked, confidence: 0.5 };
+  const at = askValueWhen(base, questions, (column) => {
+    const why = pendingRequest(fields, column);
+    return why
+      ? { why: `${why}: asked for, not yet paid`, ask: 'Money asked for is not money moved.' }
+      : undefined;
+  });
+  const asked = base[at];
+  if (asked?.confidence !== undefined) base[at] = { ...asked, confidence: 0.5 };
 }

@@ -12,7 +12,7 @@
  * guesses and questions it rewrites.
  */
 import { mayBeTheValue } from './amounts.ts';
-import { askValue, eventNamed } from './moneyless-event.ts';
+import { askValueWhen, eventNamed } from './moneyless-event.ts';
 import { nameWords } from './names.ts';
 import type { Question } from './questions.ts';
 import type { RuleGuess as Guess } from './rule-guess.ts';
@@ -126,16 +126,13 @@ export function rateNotCharged(fields: readonly InferredField[], column: string)
 
 /** The rule applied to the guesses and questions, in place (module comment). */
 export function unitRateRule(fields: readonly InferredField[], base: Guess[], questions: Question[]): void {
-  const at = base.findIndex((g) => g.target === 'event_data' && g.field === 'value');
-  const taken = base[at];
-  if (!taken) return;
-  const why = rateNotCharged(fields, taken.column);
-  if (!why) return;
-  askValue(
-    base,
-    questions,
-    at,
-    why,
-    'A rate says what something would cost (an hour, a day, a seat, a unit), the value only of the event that charges it.',
-  );
+  askValueWhen(base, questions, (column) => {
+    const why = rateNotCharged(fields, column);
+    return why
+      ? {
+          why,
+          ask: 'A rate says what something would cost (an hour, a day, a seat, a unit), the value only of the event that charges it.',
+        }
+      : undefined;
+  });
 }
