@@ -40,8 +40,14 @@ export const SCRIPT_PATH = '/_standin/fail-next';
 export interface PlatformReceiver {
   /** Base URL to put in a destination's `base_url`. */
   readonly url: string;
-  /** Every request, oldest first. */
+  /** Every request, oldest first, but the `HEAD`s (`probes`). */
   readonly received: ReceivedRequest[];
+  /**
+   * The paths of the `HEAD` requests, oldest first: `forward`'s eventless probes (a cold instance's
+   * first call, an open breaker's), which the web front of a platform's API answers itself, as
+   * a method the API does not have (405), without running a method or taking a scripted answer.
+   */
+  readonly probes: string[];
   /**
    * Scripts the next answers (throttling, outages) before the rules run: each call
    * answers one request with the given answer, in order.
@@ -101,6 +107,7 @@ function scriptedAnswers(body: unknown): Answer[] | undefined {
 /** Starts a receiver on 127.0.0.1 port 0 that answers with `handle`. */
 export async function startPlatformServer(handle: Handler): Promise<PlatformReceiver> {
   const received: ReceivedRequest[] = [];
+  const probes: string[] = [];
   const scripted: Answer[] = [];
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
@@ -124,6 +131,10 @@ export async function startPlatformServer(handle: Handler): Promise<PlatformRece
         raw,
         body,
       };
+      if (request.method === 'HEAD') {
+        probes.push(url.pathname);
+        return void res.writeHead(405, { allow: 'GET, POST' }).end();
+      }
       if (request.method === 'POST' && url.pathname === SCRIPT_PATH) {
         const answers = scriptedAnswers(body);
         if (!answers)
@@ -156,6 +167,7 @@ export async function startPlatformServer(handle: Handler): Promise<PlatformRece
   return {
     url: `http://127.0.0.1:${port}`,
     received,
+    probes,
     failNext: (...answers) => {
       scripted.push(...answers);
     },

@@ -220,16 +220,18 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
       body = JSON.parse(raw);
     } catch {}
     const traceparent = header(req, 'traceparent');
-    record({
-      at: now().toISOString(),
-      destination: p.destination,
-      path: redactSecrets(rest),
-      ...(traceparent ? { traceparent } : {}),
-      ...platformEvent(body),
-      verified: null,
-      status,
-      body,
-    });
+    // A HEAD carries no event (forward's eventless probe, core/delivery/probe.ts): answered, not logged.
+    if (req.method !== 'HEAD')
+      record({
+        at: now().toISOString(),
+        destination: p.destination,
+        path: redactSecrets(rest),
+        ...(traceparent ? { traceparent } : {}),
+        ...platformEvent(body),
+        verified: null,
+        status,
+        body,
+      });
     res
       .writeHead(status, {
         'content-type': 'application/json',
