@@ -404,7 +404,10 @@ function refused(d: Delivery, admission: 'full' | 'stalled', now: number): Forwa
 
 /**
  * An open breaker lets only its probes through, and a probe carries no event (probe.ts): the
- * delivery goes once the destination answered it. A call held back gives its limiter slot back.
+ * delivery goes once the destination answered it. So does the first call of an instance to a
+ * destination it has not heard from (the limiter's cold lane): a destination that froze before
+ * this instance started would answer that call late, as a copy. A call held back gives its limiter
+ * slot back.
  */
 function passOpenBreaker(call: Call, now: number): MaybePromise<ForwardResult> {
   const d = call.delivery;
@@ -412,7 +415,8 @@ function passOpenBreaker(call: Call, now: number): MaybePromise<ForwardResult> {
   if (!breaker) return sendOnce(call);
   const open = breaker.isOpen(d.destination.id);
   if (breaker.allow(d.destination.id, now)) {
-    if (open && call.request) return probeFirst(call, call.request);
+    const cold = call.sentAt !== undefined && d.deps.limiter?.cold(d.destination.id) === true;
+    if ((open || cold) && call.request) return probeFirst(call, call.request);
     if (open) call.probe = true;
     return sendOnce(call);
   }
@@ -425,7 +429,10 @@ function probeFirst(call: Call, request: OutboundRequest): Promise<ForwardResult
   return d.deps.send(probeRequest(request), d.destination.timeout_ms ?? DEFAULT_TIMEOUT_MS).then((r) => {
     // Refused by the gate: the delivery is checked by it too, and says why.
     if (r.kind !== 'network_error') {
-      if (r.kind === 'response') d.deps.breaker?.record(d.destination.id, true, d.deps.now().getTime());
+      const at = d.deps.now().getTime();
+      if (r.kind === 'response') d.deps.breaker?.record(d.destination.id, true, at);
+      // The call goes now: its round trip, not the probe's too, is the latency the limiter learns.
+      if (call.sentAt !== undefined) call.sentAt = at;
       return sendOnce(call);
     }
     learn(call, false);

@@ -184,6 +184,15 @@ export class ConcurrencyLimiter {
     return stopped;
   }
 
+  /**
+   * Whether `destination` has not answered this instance (a cold start, or since it stopped
+   * answering): a call to it is sent after an eventless probe (forward.ts), since one sent into a
+   * destination that froze before this instance started is a copy it answers late.
+   */
+  cold(destination: string): boolean {
+    return this.#lanes.get(destination)?.answering !== true;
+  }
+
   /** The destination's state now (a cold one: limit 1, nothing in flight, not answering). */
   view(destination: string): LaneView {
     const lane = this.#lanes.get(destination);

@@ -36,9 +36,12 @@ describe('forward: a copy of a push in flight', () => {
       createForwardHandler({ settings, plan: plan(settings) }, () => ({
         secrets: { get: async () => SIGNING_KEY, peek: () => ({ value: SIGNING_KEY }) },
         send: (request) =>
-          new Promise<InboundResponse>((answer) =>
-            sends.push({ eventId: request.headers['x-eventbus-event-id'] ?? '', answer }),
-          ),
+          // The cold instance's eventless probe (a HEAD) is answered at once; the calls, by hand.
+          request.method === 'HEAD'
+            ? Promise.resolve<InboundResponse>({ kind: 'response', status: 405, headers: {}, body: '' })
+            : new Promise<InboundResponse>((answer) =>
+                sends.push({ eventId: request.headers['x-eventbus-event-id'] ?? '', answer }),
+              ),
         ledger: {
           write: async (entries) => {
             rows.push(...entries.map((e) => e.row));

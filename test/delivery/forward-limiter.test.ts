@@ -94,37 +94,69 @@ function harness() {
   };
 }
 
+/** Lets the forward core's promise chains run until `done` holds (or 100 turns pass). */
+async function until(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 100 && !done(); i++) await new Promise((r) => setImmediate(r));
+}
+
+/**
+ * A cold instance's first call, answered: its eventless probe (a HEAD, no event id) first, then
+ * the event itself once the probe is answered. Leaves the destination answering, the limit at
+ * START_LIMIT, and two sends in `out`.
+ */
+async function warmUp(h: ReturnType<typeof harness>, id = 'a'): Promise<void> {
+  const first = h.push(id);
+  assert.equal(h.out[0]?.eventId, '', 'the probe carries no event');
+  h.out[0]?.answer(ok);
+  await until(() => h.out.length === 2);
+  assert.equal(h.out[1]?.eventId, id);
+  h.out[1]?.answer(ok);
+  assert.equal((await first).ack, true);
+}
+
 /** A result the forward core answered at once (held back): resolved before any send is answered. */
 async function settledNow(result: Promise<ForwardResult>): Promise<ForwardResult | undefined> {
   return Promise.race([result, new Promise<undefined>((r) => setImmediate(() => r(undefined)))]);
 }
 
 describe('forward core with the concurrency limiter', () => {
-  it('sends one call to a destination it has not heard from; the next waits for its answer, then goes', async () => {
+  it('probes a destination it has not heard from without an event, then sends one call; the next waits for its answer', async () => {
     const h = harness();
     const first = h.push('a');
     const second = h.push('b');
     assert.equal(await settledNow(second), undefined, 'waits');
-    assert.equal(h.out.length, 1);
-    h.out[0]?.answer(ok);
-    assert.equal((await first).ack, true);
-    await new Promise((r) => setImmediate(r));
+    // A cold instance's first call: a HEAD without the event, before the event itself.
     assert.deepEqual(
       h.out.map((s) => s.eventId),
-      ['a', 'b'],
+      [''],
     );
+    h.out[0]?.answer(ok);
+    await until(() => h.out.length === 2);
+    assert.deepEqual(
+      h.out.map((s) => s.eventId),
+      ['', 'a'],
+    );
+    assert.equal(await settledNow(second), undefined, 'still waits for the call itself');
     h.out[1]?.answer(ok);
+    assert.equal((await first).ack, true);
+    await until(() => h.out.length === 3);
+    assert.deepEqual(
+      h.out.map((s) => s.eventId),
+      ['', 'a', 'b'],
+    );
+    h.out[2]?.answer(ok);
     assert.equal((await second).ack, true);
+    // Answering now, the next call goes at once, without a probe.
+    void h.push('c');
+    assert.deepEqual(h.out.at(-1)?.eventId, 'c');
   });
 
   it('holds a call back with a failed row once the limit is taken and MAX_WAITING calls wait', async () => {
     const h = harness();
-    const first = h.push('a');
-    h.out[0]?.answer(ok);
-    await first;
+    await warmUp(h);
     const out = Array.from({ length: START_LIMIT }, (_, i) => h.push(`c${i}`));
     const waiting = Array.from({ length: MAX_WAITING }, (_, i) => h.push(`w${i}`));
-    assert.equal(h.out.length, 1 + START_LIMIT);
+    assert.equal(h.out.length, 2 + START_LIMIT);
     const held = await settledNow(h.push('over'));
     assert.ok(held, 'answered at once');
     assert.equal(held.ack, false);
@@ -144,37 +176,35 @@ describe('forward core with the concurrency limiter', () => {
       await new Promise((r) => setImmediate(r));
     }
     for (const r of await Promise.all([...out, ...waiting])) assert.equal(r.ack, true);
-    assert.equal(h.out.length, 1 + START_LIMIT + MAX_WAITING);
+    assert.equal(h.out.length, 2 + START_LIMIT + MAX_WAITING);
   });
 
   it('opens the breaker once the calls in flight go unanswered, before they time out', async () => {
     const h = harness();
-    const first = h.push('a');
-    h.out[0]?.answer(ok);
-    await first;
+    await warmUp(h);
     const stuck = Array.from({ length: START_LIMIT }, (_, i) => h.push(`s${i}`));
-    assert.equal(h.out.length, 1 + START_LIMIT);
+    assert.equal(h.out.length, 2 + START_LIMIT);
     h.tick(STALL_MIN_MS + 1);
     const held = await settledNow(h.push('late'));
     assert.match(held?.entries[0]?.row.reason ?? '', /^held back: hook stopped answering/);
     assert.equal(h.breaker.isOpen('hook'), true);
     // They time out: nothing more goes out but the breaker's probe, PROBE_EVERY_MS after it opened.
     h.tick(5000);
-    for (const s of h.out.slice(1)) s.answer(timedOut);
+    for (const s of h.out.slice(2)) s.answer(timedOut);
     await Promise.all(stuck);
     const breakerHeld = await settledNow(h.push('after-timeouts'));
     assert.match(
       breakerHeld?.entries[0]?.row.reason ?? '',
       /^held back: hook stopped answering \(its calls in flight went unanswered\)/,
     );
-    assert.equal(h.out.length, 1 + START_LIMIT);
+    assert.equal(h.out.length, 2 + START_LIMIT);
     h.tick(PROBE_EVERY_MS);
     const probe = h.push('probe');
-    assert.equal(h.out.length, 2 + START_LIMIT);
+    assert.equal(h.out.length, 3 + START_LIMIT);
     // The probe carries no event (a HEAD): answered, the breaker closes and the event follows it.
     assert.equal(h.out.at(-1)?.eventId, '');
     h.out.at(-1)?.answer(ok);
-    for (let i = 0; i < 100 && h.out.length < 3 + START_LIMIT; i++) await new Promise((r) => setImmediate(r));
+    await until(() => h.out.length === 4 + START_LIMIT);
     assert.equal(h.out.at(-1)?.eventId, 'probe');
     h.out.at(-1)?.answer(ok);
     assert.equal((await probe).ack, true);
@@ -182,13 +212,20 @@ describe('forward core with the concurrency limiter', () => {
     assert.equal(h.limiter.view('hook').limit, START_LIMIT);
   });
 
-  it('opens the breaker when the first call of a cold instance times out: no second call before the probe', async () => {
+  it('opens the breaker when the first call of a cold instance times out: no event sent, no second call before the probe', async () => {
     const h = harness();
     const first = h.push('a');
     const waiting = h.push('b');
     h.tick(5000);
+    // That first call is the eventless probe: unanswered, the event is not sent into the silence.
+    assert.equal(h.out[0]?.eventId, '');
     h.out[0]?.answer(timedOut);
-    assert.equal((await first).ack, false);
+    const unanswered = await first;
+    assert.equal(unanswered.ack, false);
+    assert.match(
+      unanswered.entries[0]?.row.reason ?? '',
+      /^held back: hook did not answer a probe without the event/,
+    );
     assert.equal(h.breaker.isOpen('hook'), true);
     assert.match((await waiting).entries[0]?.row.reason ?? '', /^held back: hook stopped answering/);
     assert.match((await h.push('c')).entries[0]?.row.reason ?? '', /^held back: hook stopped answering/);
@@ -200,9 +237,7 @@ describe('forward core with the concurrency limiter', () => {
 
   it('gives the slot back when the open breaker holds the call, so held-back calls do not use up the limit', async () => {
     const h = harness();
-    const first = h.push('a');
-    h.out[0]?.answer(ok);
-    await first;
+    await warmUp(h);
     h.breaker.trip('hook', T0);
     for (let i = 0; i < START_LIMIT * 3; i++)
       assert.match(
@@ -210,7 +245,7 @@ describe('forward core with the concurrency limiter', () => {
         /^held back: hook stopped answering \(/,
       );
     assert.equal(h.limiter.view('hook').inFlight, 0);
-    assert.equal(h.out.length, 1);
+    assert.equal(h.out.length, 2);
   });
 
   it('a catalogue action that sends nothing neither opens the breaker nor spends its probe', async () => {
@@ -278,6 +313,8 @@ async function freeze(options: {
   readonly limiter: boolean;
   readonly burst?: number;
   readonly rate?: number;
+  /** Seconds into the freeze at which `forward` is replaced by a new instance (its own limiter and breaker). */
+  readonly restarts?: readonly number[];
 }) {
   const events = 3000;
   const rate = options.rate ?? 150;
@@ -290,7 +327,7 @@ async function freeze(options: {
   let clock = T0;
   const received = new Map<string, number>();
   const out: { sentAt: number; answer: (r: InboundResponse) => void }[] = [];
-  const deps: ForwardDeps = {
+  const instance = (): ForwardDeps => ({
     destinations: [hook],
     driverFor,
     getSecret: () => 'k',
@@ -302,7 +339,9 @@ async function freeze(options: {
     now: () => new Date(clock),
     breaker: new Breaker(),
     ...(options.limiter ? { limiter: new ConcurrencyLimiter() } : {}),
-  };
+  });
+  let deps = instance();
+  const restarts = (options.restarts ?? []).map((s) => freezeAt + s * 1000);
   // Pushes due, by time: each event's first, then its redeliveries.
   const due: { at: number; id: string; attempt: number }[] = [];
   for (let i = 0; i < events; i++)
@@ -327,6 +366,11 @@ async function freeze(options: {
   while ((due.length > 0 || running.size > 0) && clock < freezeUntil + 600_000) {
     clock += 5;
     const frozen = clock >= freezeAt && clock < freezeUntil;
+    // A new instance knows nothing of the freeze (the old one's calls in flight still end).
+    if (restarts.length > 0 && clock >= (restarts[0] as number)) {
+      restarts.shift();
+      deps = instance();
+    }
     for (let i = 0; i < out.length; ) {
       const s = out[i] as (typeof out)[number];
       if (clock - s.sentAt >= timeoutMs) s.answer(timedOut);
@@ -363,6 +407,14 @@ describe('forward core: a destination that freezes for 3 minutes under 150 event
 
   it('and as few when the pushes come in bursts of 16 (47 events/s, as the chaos run measured): a burst does not raise the limit', async () => {
     const r = await freeze({ limiter: true, burst: 16, rate: 47 });
+    assert.deepEqual([r.delivered, r.deadLettered], [3000, 0]);
+    assert.ok(r.duplicates <= START_LIMIT, `${r.duplicates} duplicates`);
+  });
+
+  it('and as few when new instances start during the freeze (as the chaos run restarts forward): a cold instance probes first', async () => {
+    // The chaos run's restarts fell 8, 24, 32 and 43 s into its freeze; each new instance's first
+    // call would be a copy the frozen destination answers late, were it not an eventless probe.
+    const r = await freeze({ limiter: true, burst: 16, rate: 47, restarts: [8, 24, 32, 43] });
     assert.deepEqual([r.delivered, r.deadLettered], [3000, 0]);
     assert.ok(r.duplicates <= START_LIMIT, `${r.duplicates} duplicates`);
   });
@@ -412,14 +464,21 @@ describe('forward handler: the limiter under the functions framework', () => {
   it('makes a second call wait for the first answer of a cold instance, then sends it', async () => {
     const { sends, rows, push } = await instance('forwardLimiterCold');
     const first = push('lim-1');
+    // A cold instance probes first, without the event; the event follows the probe's answer.
     await until(() => sends.length === 1);
+    assert.equal(sends[0]?.eventId, '');
     const second = push('lim-2');
     await new Promise((r) => setTimeout(r, 50)); // it reaches the handler and waits
     assert.equal(sends.length, 1);
     sends[0]?.answer(ok);
-    assert.equal((await first).status, 204);
     await until(() => sends.length === 2);
+    assert.equal(sends[1]?.eventId, 'lim-1');
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(sends.length, 2, 'the second call waits for the first call, not the probe');
     sends[1]?.answer(ok);
+    assert.equal((await first).status, 204);
+    await until(() => sends.length === 3);
+    sends[2]?.answer(ok);
     assert.equal((await second).status, 204);
     assert.deepEqual(
       rows.map((r) => [r.event_id, r.status]),
@@ -435,10 +494,12 @@ describe('forward handler: the limiter under the functions framework', () => {
     // The destination answers at once: the stall time is STALL_MIN_MS.
     const warm = push('stall-warm');
     await until(() => sends.length === 1);
-    sends[0]?.answer(ok);
+    sends[0]?.answer(ok); // the cold instance's eventless probe
+    await until(() => sends.length === 2);
+    sends[1]?.answer(ok);
     assert.equal((await warm).status, 204);
     const stuck = Array.from({ length: START_LIMIT }, (_, i) => push(`stall-${i}`));
-    await until(() => sends.length === 1 + START_LIMIT);
+    await until(() => sends.length === 2 + START_LIMIT);
     // Past the stall time even if that first answer took a while (8 × its latency).
     await new Promise((r) => setTimeout(r, STALL_MIN_MS * 4));
     const held = await push('stall-late');
@@ -446,12 +507,12 @@ describe('forward handler: the limiter under the functions framework', () => {
     const row = rows.find((r) => r.event_id === 'stall-late');
     assert.equal(row?.status, 'failed');
     assert.match(row?.reason ?? '', /^held back: hook stopped answering/);
-    assert.equal(sends.length, 1 + START_LIMIT);
+    assert.equal(sends.length, 2 + START_LIMIT);
     // They are answered after all: the breaker closes, and Pub/Sub's redelivery is sent.
-    for (const s of sends.slice(1)) s.answer(ok);
+    for (const s of sends.slice(2)) s.answer(ok);
     for (const r of await Promise.all(stuck)) assert.equal(r.status, 204);
     const again = push('stall-late');
-    await until(() => sends.length === 2 + START_LIMIT);
+    await until(() => sends.length === 3 + START_LIMIT);
     sends.at(-1)?.answer(ok);
     assert.equal((await again).status, 204);
   });
