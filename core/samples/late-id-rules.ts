@@ -9,12 +9,14 @@
  * event id many events share (shared-id.ts), an id inside a domain thing named `event`
  * (domain-event.ts), a plain id where no event id is taken or asked
  * (plain-id-offer.ts), a time written as a stand-in where none is taken (stand-in-time.ts);
- * last, a person's id a question preselects no for is kept as a field. Pure, but for the guesses
- * and questions they rewrite.
+ * a person's id a question preselects no for is kept as a field; last, an always-empty column
+ * named for the person's id is offered where none is taken or asked (empty-person-id.ts). Pure,
+ * but for the guesses and questions they rewrite.
  */
 import { contactBesideIdQuestion } from './contact-beside-id.ts';
 import { domainEventRule } from './domain-event.ts';
 import { emailBesideIdRule } from './email-beside-id.ts';
+import { emptyPersonIdQuestion } from './empty-person-id.ts';
 import { flatReferenceRule } from './flat-reference.ts';
 import { heldEventIdRule } from './held-event-id.ts';
 import { askedIdsAsFields } from './person-id-evidence.ts';
@@ -50,4 +52,6 @@ export function lateIdRules(
   const timeAsk = standInTimeQuestion(fields, base, questions);
   if (timeAsk) questions.push(timeAsk);
   askedIdsAsFields(base, questions);
+  const emptyIdAsk = emptyPersonIdQuestion(fields, base, questions);
+  if (emptyIdAsk) questions.push(emptyIdAsk);
 }
