@@ -19,6 +19,7 @@ import { emailBesideIdRule } from './email-beside-id.ts';
 import { emptyPersonIdQuestion } from './empty-person-id.ts';
 import { flatReferenceRule } from './flat-reference.ts';
 import { heldEventIdRule } from './held-event-id.ts';
+import { personIdEventQuestion } from './person-id-event.ts';
 import { askedIdsAsFields } from './person-id-evidence.ts';
 import { personKindIdQuestion } from './person-kind.ts';
 import { plainIdQuestion } from './plain-id-offer.ts';
@@ -52,6 +53,8 @@ export function lateIdRules(
   const timeAsk = standInTimeQuestion(fields, base, questions);
   if (timeAsk) questions.push(timeAsk);
   askedIdsAsFields(base, questions);
+  const personEventAsk = personIdEventQuestion(fields, base, questions);
+  if (personEventAsk) questions.push(personEventAsk);
   const emptyIdAsk = emptyPersonIdQuestion(fields, base, questions);
   if (emptyIdAsk) questions.push(emptyIdAsk);
 }
