@@ -10,8 +10,10 @@
  * (domain-event.ts), a plain id where no event id is taken or asked
  * (plain-id-offer.ts), a time written as a stand-in where none is taken (stand-in-time.ts);
  * a person's id a question preselects no for is kept as a field; last, an always-empty column
- * named for the person's id is offered where none is taken or asked (empty-person-id.ts). Pure,
- * but for the guesses and questions they rewrite.
+ * named for the person's id is offered where none is taken or asked (empty-person-id.ts), the
+ * person's id where a record change has no id (person-id-event.ts), and a status report's
+ * recipient where no phone is taken or asked (report-recipient.ts). Pure, but for the guesses and
+ * questions they rewrite.
  */
 import { contactBesideIdQuestion } from './contact-beside-id.ts';
 import { domainEventRule } from './domain-event.ts';
@@ -24,6 +26,7 @@ import { askedIdsAsFields } from './person-id-evidence.ts';
 import { personKindIdQuestion } from './person-kind.ts';
 import { plainIdQuestion } from './plain-id-offer.ts';
 import type { Question } from './questions.ts';
+import { reportRecipientQuestion } from './report-recipient.ts';
 import { rivalNameRule } from './rival-names.ts';
 import { roleIdRules } from './role-id.ts';
 import type { RuleGuess as Guess } from './rule-guess.ts';
@@ -55,6 +58,8 @@ export function lateIdRules(
   askedIdsAsFields(base, questions);
   const personEventAsk = personIdEventQuestion(fields, base, questions);
   if (personEventAsk) questions.push(personEventAsk);
+  const recipientAsk = reportRecipientQuestion(fields, base, questions);
+  if (recipientAsk) questions.push(recipientAsk);
   const emptyIdAsk = emptyPersonIdQuestion(fields, base, questions);
   if (emptyIdAsk) questions.push(emptyIdAsk);
 }

@@ -45,7 +45,7 @@ const REPORTED = new Set(['message', 'sms', 'mms', 'job', 'task']);
  * Names of a report's status beside the thing's id: its status, state or code, whatever it holds
  * (a word, or a carrier's numeric code).
  */
-const STATUS = /^((delivery|message|report|dlr) )?(status|state|code|status code|state code)$/;
+export const STATUS = /^((delivery|message|report|dlr) )?(status|state|code|status code|state code)$/;
 
 /** Last words of a second, more specific id of a thing (`message_uid`, `mailingUuid`). */
 const SPECIFIC = new Set(['uid', 'uuid', 'guid']);
