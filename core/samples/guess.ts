@@ -24,7 +24,7 @@ import { emptyDetailQuestions } from './empty-detail.ts';
 import { envelopeIdQuestion } from './envelope-id.ts';
 import { chooseEventName, type EventNameGuess } from './event-name.ts';
 import { identityEvidence, leafSide, personObjectId } from './evidence.ts';
-import { lateAmountRules, lateTextAmountRule } from './late-amount-rules.ts';
+import { currencyFollows, lateAmountRules, lateTextAmountRule } from './late-amount-rules.ts';
 import { lateIdRules } from './late-id-rules.ts';
 import { listCount } from './list-count.ts';
 import { envelopeNamedIdQuestion, unnamedEventIdQuestion } from './named-event-id.ts';
@@ -521,7 +521,7 @@ export function guessChoices(
   if (value) currencyBesideValue(fields, rows, columns, value.column);
   if (value) moneyWithoutCurrency(fields, columns, questions, value.column);
   // A currency says what the value is in: without a value, no column is the event's currency.
-  const currency = value ? amountGuess(columns, 'currency') : undefined;
+  const currency = value && currencyFollows(columns, questions, value, amountGuess(columns, 'currency'));
   const minorUnits = minorUnitsOffer(fields, value, currency, rows);
   const currencyAsk = value && !currency ? standInCurrencyQuestion(fields) : undefined;
   if (currencyAsk) questions.push(currencyAsk);

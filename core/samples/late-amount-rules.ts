@@ -22,6 +22,8 @@ import type { RuleGuess as Guess } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
 import { unitRateRule } from './unit-rate.ts';
 
+/** The currency asked where its value is (currency-follows.ts), once the value is chosen. */
+export { currencyFollows } from './currency-follows.ts';
 /** The rule for an amount asked for, run again once an amount written as text is the value. */
 export { pendingRequestRule as lateTextAmountRule } from './pending-request.ts';
 

@@ -9,18 +9,24 @@
  * event id many events share (shared-id.ts), an id inside a domain thing named `event`
  * (domain-event.ts), a plain id where no event id is taken or asked
  * (plain-id-offer.ts), a time written as a stand-in where none is taken (stand-in-time.ts);
- * last, a person's id a question preselects no for is kept as a field. Pure, but for the guesses
- * and questions they rewrite.
+ * a person's id a question preselects no for is kept as a field; last, an always-empty column
+ * named for the person's id is offered where none is taken or asked (empty-person-id.ts), the
+ * person's id where a record change has no id (person-id-event.ts), and a status report's
+ * recipient where no phone is taken or asked (report-recipient.ts). Pure, but for the guesses and
+ * questions they rewrite.
  */
 import { contactBesideIdQuestion } from './contact-beside-id.ts';
 import { domainEventRule } from './domain-event.ts';
 import { emailBesideIdRule } from './email-beside-id.ts';
+import { emptyPersonIdQuestion } from './empty-person-id.ts';
 import { flatReferenceRule } from './flat-reference.ts';
 import { heldEventIdRule } from './held-event-id.ts';
+import { personIdEventQuestion } from './person-id-event.ts';
 import { askedIdsAsFields } from './person-id-evidence.ts';
 import { personKindIdQuestion } from './person-kind.ts';
 import { plainIdQuestion } from './plain-id-offer.ts';
 import type { Question } from './questions.ts';
+import { reportRecipientQuestion } from './report-recipient.ts';
 import { rivalNameRule } from './rival-names.ts';
 import { roleIdRules } from './role-id.ts';
 import type { RuleGuess as Guess } from './rule-guess.ts';
@@ -50,4 +56,10 @@ export function lateIdRules(
   const timeAsk = standInTimeQuestion(fields, base, questions);
   if (timeAsk) questions.push(timeAsk);
   askedIdsAsFields(base, questions);
+  const personEventAsk = personIdEventQuestion(fields, base, questions);
+  if (personEventAsk) questions.push(personEventAsk);
+  const recipientAsk = reportRecipientQuestion(fields, base, questions);
+  if (recipientAsk) questions.push(recipientAsk);
+  const emptyIdAsk = emptyPersonIdQuestion(fields, base, questions);
+  if (emptyIdAsk) questions.push(emptyIdAsk);
 }

@@ -8,6 +8,7 @@
  * an object where a business party keeps details of its own, is asked about, unless the payload
  * says it is about a person (`event_type: person.created`). Pure.
  */
+import { deskActor } from './desk-actor.ts';
 import { leafSide } from './evidence.ts';
 import { nameWords } from './names.ts';
 import type { Question, QuestionColumn } from './questions.ts';
@@ -301,7 +302,8 @@ const BUSINESS_PEOPLE = new Set([
  * row, one of the business's people alone or after one qualifier (`agent`, `admin`,
  * `support_agent`, `Staff`; never an organisation's kind, `company`, which a customer has too) holds one of the business's people, whatever its own name says (`user` names anyone).
  * Its id, e-mail and phone are then never the person's. Undefined where no object above the
- * column says so; an event's name (`agent.assigned`) is never read as a kind.
+ * column says so; an event's name (`agent.assigned`) is never read as a kind. A desk's user who
+ * acted on a record (desk-actor.ts) is the business's the same way.
  */
 export function heldByBusiness(fields: readonly InferredField[]): (column: string) => string | undefined {
   const kinds = new Map<string, string>();
@@ -316,13 +318,14 @@ export function heldByBusiness(fields: readonly InferredField[]): (column: strin
     if (heads.every((w) => w.length > 0 && w.length <= 2 && BUSINESS_PEOPLE.has(w.at(-1) as string)))
       kinds.set(f.name.slice(0, at), `${f.name}: ${values[0]}`);
   }
+  const desk = deskActor(fields);
   return (column) => {
     const parts = column.split('.');
     for (let i = parts.length - 1; i >= 1; i--) {
       const says = kinds.get(parts.slice(0, i).join('.'));
       if (says) return `its object says it holds the business's (${says}), not the person`;
     }
-    return undefined;
+    return desk(column);
   };
 }
 

@@ -8,9 +8,11 @@
  * (`message_id` beside `message_uid`, `mailing_id` beside `mailing_uuid`): one of the two is the
  * thing sent to many, the other the copy one recipient got, and one body cannot tell which. A
  * third, from held-out-25's delivery reports: the id of a thing that reports its steps (a
- * message's or a job's, `message_id`, `job.id`) beside a status naming one of them (queued,
- * accepted, sent, delivered, failed; processing, running) is shared by each of its reports, even
- * where the body has no more specific id.
+ * message's or a job's, `message_id`, `job.id`) beside a status of it is shared by each of its
+ * reports, even where the body has no more specific id. From held-out-26's SMS delivery reports,
+ * the report is told by its shape, not by its status's words: a status, state or code column
+ * beside the id, one value in the sample, a word (`delivered`, `queued`) or a numeric code (`3`)
+ * alike.
  * Either way the id is kept under its own name and the page asks which column is the event's own
  * id, nothing preselected, offering first the more specific ids the sample carries (the second
  * id, a column named for the event's id). Pure, but for the guesses and questions it rewrites.
@@ -39,23 +41,11 @@ const SHARED = new Set([
 ]);
 /** Things whose every status report (queued, sent, delivered; a job's progress) carries their id. */
 const REPORTED = new Set(['message', 'sms', 'mms', 'job', 'task']);
-/** Statuses a report of such a thing announces: one of many steps of the same thing. */
-const STEPS = new Set([
-  'queued',
-  'accepted',
-  'sending',
-  'sent',
-  'delivered',
-  'undelivered',
-  'failed',
-  'expired',
-  'rejected',
-  'buffered',
-  'enroute',
-  'processing',
-  'running',
-  'progress',
-]);
+/**
+ * Names of a report's status beside the thing's id: its status, state or code, whatever it holds
+ * (a word, or a carrier's numeric code).
+ */
+export const STATUS = /^((delivery|message|report|dlr) )?(status|state|code|status code|state code)$/;
 
 /** Last words of a second, more specific id of a thing (`message_uid`, `mailingUuid`). */
 const SPECIFIC = new Set(['uid', 'uuid', 'guid']);
@@ -78,9 +68,9 @@ export function secondIds(fields: readonly InferredField[], column: string): str
 }
 
 /**
- * The thing an id names and the step its object's status reports, where the id is a reported
- * thing's (`message_id`, `job.id`) and a status beside it names one of its steps: each report of
- * that thing carries the same id, so it is never one report's own.
+ * The thing an id names and the status its object reports, where the id is a reported thing's
+ * (`message_id`, `job.id`) and a status, state or code stands beside it, a word or a number: each
+ * report of that thing carries the same id, so it is never one report's own.
  */
 function reportStatus(
   fields: readonly InferredField[],
@@ -95,10 +85,9 @@ function reportStatus(
   const status = fields.find(
     (f) =>
       parentOf(f.name) === parent &&
-      /^(status|state|delivery status|message status)$/.test(leafWords(f.name).join(' ')) &&
+      STATUS.test(leafWords(f.name).join(' ')) &&
       f.distinct === 1 &&
-      typeof f.examples[0] === 'string' &&
-      nameWords(f.examples[0]).some((w) => STEPS.has(w)),
+      (typeof f.examples[0] === 'string' || typeof f.examples[0] === 'number'),
   );
   return status ? { thing, status: `${status.name}: ${String(status.examples[0])}` } : undefined;
 }

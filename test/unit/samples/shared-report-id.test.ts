@@ -2,7 +2,9 @@
  * An id each status report of one thing shares is not the event's own (issue #94,
  * core/samples/shared-id.ts): a message's id on its delivery reports (queued, sent, delivered,
  * failed), a job's on its progress reports, is asked about, nothing preselected, even where the
- * body has no more specific id; an id beside a status that names no such step is still filled.
+ * body has no more specific id. The report is told by its shape (a status, state or code beside
+ * the id, a word or a numeric code), not by its status's words; an id with no status beside it,
+ * or of no reported thing, is still filled.
  * Payloads invented for these tests, in several shapes.
  */
 import assert from 'node:assert/strict';
@@ -35,9 +37,34 @@ describe('the creator: an id every status report of one thing shares', () => {
       assert.match(sharedIdReason(fieldsOf(body), column) ?? '', /each of its status reports shares/, column);
   });
 
-  it('still fills a message id beside a status that names no report step, or an id of no such thing', () => {
+  it('asks, none preselected, of a delivery report whose status is a numeric code', () => {
+    const body = {
+      date: '2025-05-02T09:30:00+02:00',
+      status: 3,
+      destination: '41790000000',
+      message_id: '88123',
+      campaign_ref: 'c-9',
+    };
+    assert.deepEqual(eventIdFilled(body), []);
+    const q = eventIdAsk(body);
+    assert.ok(q?.noneGuessed);
+    assert.ok(q.options.some((o) => o.column === 'message_id'));
+  });
+
+  it('reads a code or a state beside the id, a number or a word, in any object', () => {
     for (const [body, column] of [
-      [{ message_id: 'm-2', status: 'received', text: 'Hi', from: '+15550101' }, 'message_id'],
+      [{ report: { sms_id: 'S-1', code: 0, msisdn: '+4479000' } }, 'report.sms_id'],
+      [{ messageId: 'm-9', statusCode: 200 }, 'messageId'],
+      [{ data: { message_id: 'x', state: 'ACCEPTD' } }, 'data.message_id'],
+      [{ job: { id: 'j-1', state: 7 } }, 'job.id'],
+    ] as const)
+      assert.match(sharedIdReason(fieldsOf(body), column) ?? '', /each of its status reports shares/, column);
+  });
+
+  it('still fills a message id with no status beside it, or an id of no reported thing', () => {
+    for (const [body, column] of [
+      [{ message_id: 'm-2', direction: 'inbound', text: 'Hi', from: '+15550101' }, 'message_id'],
+      [{ message_id: 'm-5', data: { status: 2 } }, 'message_id'],
       [{ order_id: 'o-3', status: 'delivered', total: 10 }, 'order_id'],
       [{ message_id: 'm-4', body: 'Hello' }, 'message_id'],
     ] as const)
