@@ -6,8 +6,11 @@
  * is not filled silently either: the page asks about it too, as it asks about the value, so
  * answering the value's question no does not leave an order's currency sent as the event's. It
  * stays the value's currency when the value's guess stands (preselected), and is kept as a field
- * when the person answers no. Pure, but for the questions and the currency's confidence it
- * rewrites.
+ * when the person answers no. Where a rule took the value back and asks it with nothing
+ * preselected (money asked for, not moved; a document's total), the currency column beside it is
+ * no event field either, but it is offered the same way, nothing preselected, so that a person who
+ * answers yes to the value finds its currency asked beside it rather than lost. Pure, but for the
+ * questions and the currency's confidence it rewrites.
  */
 import type { AmountGuess } from './amounts.ts';
 import type { Question } from './questions.ts';
@@ -25,9 +28,14 @@ const offers = (questions: readonly Question[], field: string, column: string) =
 export function currencyFollows<G extends Guess & { readonly confidence: number }>(
   columns: G[],
   questions: Question[],
-  { column: value }: AmountGuess,
+  taken: AmountGuess | undefined,
   currency: AmountGuess | undefined,
 ): AmountGuess | undefined {
+  if (!taken) {
+    if (currency) currencyOfAsked(columns, questions, currency);
+    return undefined;
+  }
+  const value = taken.column;
   if (!currency || !offers(questions, 'value', value) || offers(questions, 'currency', currency.column))
     return currency;
   const valueAsk = questions.find((q) => q.field === 'value' && q.options.some((o) => o.column === value));
@@ -43,4 +51,35 @@ export function currencyFollows<G extends Guess & { readonly confidence: number 
   const was = columns[i];
   if (was) columns[i] = { ...was, confidence: 0.5 };
   return currency;
+}
+
+/**
+ * The currency column offered, nothing preselected, where no value was taken and the only value
+ * question asks an amount with nothing preselected (module comment); nothing is filled.
+ */
+function currencyOfAsked<G extends Guess & { readonly confidence: number }>(
+  columns: G[],
+  questions: Question[],
+  currency: AmountGuess,
+): void {
+  const asked = questions.filter((q) => q.field === 'value');
+  const amount = asked[0]?.options[0]?.column;
+  if (
+    asked.length !== 1 ||
+    !asked[0]?.noneGuessed ||
+    !amount ||
+    offers(questions, 'currency', currency.column)
+  )
+    return;
+  const why = `the currency beside ${amount}, which is asked above with nothing preselected`;
+  questions.push({
+    target: 'event_data',
+    field: 'currency',
+    ask: `Is ${currency.column} the event's currency? It says what ${amount} is in: answer as you answer that.`,
+    options: [{ column: currency.column, why }],
+    noneGuessed: { why: `${amount} is not preselected as the value` },
+  });
+  const i = columns.findIndex((c) => c.column === currency.column);
+  const was = columns[i];
+  if (was) columns[i] = { ...was, confidence: 0.5 };
 }

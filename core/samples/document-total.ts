@@ -13,8 +13,9 @@
  * or acceptance, the amount is kept under its own name and the page asks with no answer
  * preselected, so no currency is filled: whatever the amount is named (a total, or a client's
  * rate on a proposal sent), a document not yet signed, accepted or paid moved no money. An
- * invoice is left out, even a draft: a billing platform's drafted invoice is the amount it will
- * charge (the corpus's truth takes Lago's `invoice.drafted` total as the value). Pure, but for the guesses and questions it rewrites.
+ * invoice is left out here: created or sent, it is the amount it will charge. A draft of any
+ * record, an invoice's too, is asked by the rule for money asked for (pending-request.ts). Pure,
+ * but for the guesses and questions it rewrites.
  */
 import { askValueWhen, eventNamed } from './moneyless-event.ts';
 import { nameWords } from './names.ts';

@@ -5,11 +5,12 @@
  * realise it (estimated-value.ts), nor for one named as an end of a range (range-bound.ts), nor
  * for a rate on an event that does not charge it (unit-rate.ts), nor for a document's total before
  * its payment or acceptance (document-total.ts), nor for an amount asked for and not yet paid
- * (pending-request.ts), and last no value for an event that is no sale
+ * (pending-request.ts), nor for a cancelled booking's or order's (cancelled-record.ts), and last no value for an event that is no sale
  * (moneyless-event.ts).
  * `guess.ts` is at its size limit: one call from it. Pure, but for the guesses and questions they
  * rewrite.
  */
+import { cancelledRecordRule } from './cancelled-record.ts';
 import { convertedAmountRule } from './converted-amount.ts';
 import { documentTotalRule } from './document-total.ts';
 import { estimatedValueRule } from './estimated-value.ts';
@@ -40,5 +41,6 @@ export function lateAmountRules(
   unitRateRule(fields, base, questions);
   documentTotalRule(fields, base, questions);
   pendingRequestRule(fields, base, questions);
+  cancelledRecordRule(fields, base, questions);
   moneylessEventRule(fields, base, questions);
 }

@@ -8,7 +8,8 @@
  * (email-beside-id.ts), then a software user's name beside another party (rival-names.ts), an
  * event id many events share (shared-id.ts), an id inside a domain thing named `event`
  * (domain-event.ts), a plain id where no event id is taken or asked
- * (plain-id-offer.ts), a time written as a stand-in where none is taken (stand-in-time.ts);
+ * (plain-id-offer.ts), an id named for the record the event's name names where still none is
+ * (event-record-id.ts), a time written as a stand-in where none is taken (stand-in-time.ts);
  * a person's id a question preselects no for is kept as a field; last, an always-empty column
  * named for the person's id is offered where none is taken or asked (empty-person-id.ts), the
  * person's id where a record change has no id (person-id-event.ts), and a status report's
@@ -19,6 +20,7 @@ import { contactBesideIdQuestion } from './contact-beside-id.ts';
 import { domainEventRule } from './domain-event.ts';
 import { emailBesideIdRule } from './email-beside-id.ts';
 import { emptyPersonIdQuestion } from './empty-person-id.ts';
+import { eventRecordIdQuestion } from './event-record-id.ts';
 import { flatReferenceRule } from './flat-reference.ts';
 import { heldEventIdRule } from './held-event-id.ts';
 import { personIdEventQuestion } from './person-id-event.ts';
@@ -53,6 +55,8 @@ export function lateIdRules(
   domainEventRule(fields, base, questions);
   const plainAsk = plainIdQuestion(fields, base, questions);
   if (plainAsk) questions.push(plainAsk);
+  const recordAsk = eventRecordIdQuestion(fields, base, questions);
+  if (recordAsk) questions.push(recordAsk);
   const timeAsk = standInTimeQuestion(fields, base, questions);
   if (timeAsk) questions.push(timeAsk);
   askedIdsAsFields(base, questions);

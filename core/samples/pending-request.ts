@@ -8,7 +8,10 @@
  * (`paid_at: null`). A status or event that says it was paid, approved, captured or succeeded
  * keeps the amount as the value; so does a waiting record with no time of payment (an invoice
  * created outstanding, a subscription created pending: the tuned corpus takes their totals as
- * the value).
+ * the value). A draft needs no time of payment (held-out-27's draft invoice, just created): a
+ * record whose status, or the event's name, says it is a draft (`status: draft`,
+ * `invoice.drafted`) has not even been issued, so nothing was paid on it; its amount is asked the
+ * same way, whatever the document (an invoice, a quote, an order, a booking).
  * The amount is then kept under its own name and the page asks with no answer preselected, so no
  * currency is filled. The document rule (document-total.ts) reads a quote's or contract's kind;
  * this one reads a request's state, whatever it is called. Pure, but for the guesses and questions
@@ -23,6 +26,8 @@ import type { InferredField } from './sample.ts';
 
 /** Status words of a request that waits to be paid. */
 const WAITING = new Set(['pending', 'open', 'unpaid', 'awaiting', 'outstanding', 'due']);
+/** Status or event words of a record not yet issued, let alone paid. */
+const DRAFT = new Set(['draft', 'drafted']);
 /** Words of a step that moved the money: the document rule's, but `payment` names a request too. */
 const DONE = new Set([...SETTLED].filter((w) => !w.startsWith('payment')));
 /** Leaf words of the time a record was paid (`paid_at`, `paidAt`, `paid_date`, `payment_date`). */
@@ -46,6 +51,11 @@ export function pendingRequest(fields: readonly InferredField[], column: string)
   const event = named ? nameWords(named.value) : [];
   const status = recordWords(fields, column, ['status', 'state']);
   if ([...event, ...status].some((w) => DONE.has(w))) return undefined;
+  const draft = [...status, ...event].find((w) => DRAFT.has(w));
+  if (draft)
+    return status.includes(draft)
+      ? `its record's status is "${draft}": not yet issued`
+      : `the event is "${named?.value}": a draft, not yet issued`;
   const waiting = status.find((w) => WAITING.has(w));
   if (!waiting) return undefined;
   const unpaid = unpaidTimes(fields, column)[0];

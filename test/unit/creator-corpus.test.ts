@@ -65,10 +65,11 @@ import { fill } from '../../scripts/docs-markers.ts';
  * measured once: 11 wrong) on 2026-11-28; the twenty-second (245b82e8, pinned by a3231824…,
  * measured once: 2 wrong), the twenty-third (599d9531, pinned by 04a50a47…, measured once: 5
  * wrong), the twenty-fourth (d0ec9667, pinned by 2df92146…, measured once: 2 wrong), the
- * twenty-fifth (070dc3b4, pinned by f1927d3f…, measured once: 7 wrong) and the twenty-sixth
- * (1018151b, pinned by f8229488…, measured once: 6 wrong) on 2026-11-29.
+ * twenty-fifth (070dc3b4, pinned by f1927d3f…, measured once: 7 wrong), the twenty-sixth
+ * (1018151b, pinned by f8229488…, measured once: 6 wrong) and the twenty-seventh (88096dd0,
+ * pinned by b7fabcff…, measured once: 6 wrong) on 2026-11-29.
  */
-const HELD_OUT_SHA256: string | null = 'b7fabcff9ebf806202d49c316581e56ac94df0f5c780fbb6dfd4c1c1b50fd982';
+const HELD_OUT_SHA256: string | null = null;
 
 /**
  * Wrong identity, money, personal fields or event ids filled without asking in the held-out part,
@@ -76,7 +77,7 @@ const HELD_OUT_SHA256: string | null = 'b7fabcff9ebf806202d49c316581e56ac94df0f5
  * then. Never fixed by tuning on it (that would make it one more tuned part); pinned so that a
  * change either way is seen, and the documented figure stays true.
  */
-const HELD_OUT_SILENT_WRONG: number | null = 6;
+const HELD_OUT_SILENT_WRONG: number | null = null;
 
 /** Skips a held-out test with its reason in the title, so the run says why: never the tuned part's. */
 function skipFor(test: Mocha.Context, reason: string): never {

@@ -87,4 +87,36 @@ describe('the creator’s money guesses', () => {
     assert.equal(g.value?.column, 'total');
     assert.equal(g.currency, undefined);
   });
+
+  it('takes no count of days, nights, hours or guests as the value, even beside a currency', () => {
+    assert.deepEqual(
+      ['total_days', 'nights_count', 'number_of_guests', 'billableHours', 'stay.total_nights'].map(
+        notTheValue,
+      ),
+      ['days', 'nights', 'number', 'hours', 'nights'],
+    );
+    // held-out-27's cancelled booking: its count of nights was filled as the value.
+    const stay = guesses(
+      JSON.stringify({
+        event_type: 'reservation_updated',
+        data: { id: 'r1', currency: 'EUR', total_days: 3, number_of_guests: 2 },
+      }),
+    );
+    assert.equal(stay.value, undefined);
+    assert.equal(stay.currency, undefined);
+    const hours = guesses(JSON.stringify({ id: 's1', total_hours: 12, currency: 'USD' }));
+    assert.equal(hours.value, undefined);
+  });
+
+  it('still takes the booking’s money beside its counts', () => {
+    const g = guesses(
+      JSON.stringify({
+        type: 'booking.paid',
+        booking: { id: 'b2', nights: 4, guests: 3, total: 480, currency: 'GBP' },
+      }),
+    );
+    assert.equal(g.value?.column, 'booking.total');
+    assert.equal(g.currency?.column, 'booking.currency');
+    assert.equal(notTheValue('amount_per_day'), undefined);
+  });
 });

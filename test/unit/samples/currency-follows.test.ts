@@ -89,4 +89,52 @@ describe('the creator: a currency follows its value', () => {
     currencyFollows(columns, questions, value, currency);
     assert.equal(questions.length, 2);
   });
+
+  it('offers the currency beside an amount a rule took back and asks, nothing filled', () => {
+    for (const [body, currency] of [
+      [
+        { type: 'invoice.drafted', invoice: { id: 'i', status: 'draft', total: 70, currency: 'EUR' } },
+        'invoice.currency',
+      ],
+      [
+        {
+          event: 'payment_link.created',
+          data: { status: 'open', amount: 8, currency_code: 'BRL', paid_at: null },
+        },
+        'data.currency_code',
+      ],
+    ] as const) {
+      const g = guesses(body);
+      assert.equal(g.value, undefined);
+      assert.equal(g.currency, undefined);
+      const q = fieldQuestion(g, 'currency');
+      assert.ok(q?.noneGuessed, JSON.stringify(body));
+      assert.deepEqual(
+        q.options.map((o) => o.column),
+        [currency],
+      );
+    }
+  });
+
+  it('offers no currency where no value is asked, or the only value question preselects one', () => {
+    assert.equal(
+      fieldQuestion(guesses({ id: 'u1', email: 'a@example.com', currency: 'USD' }), 'currency'),
+      undefined,
+    );
+    const currency = { column: 'currency', field: 'currency' as const, why: 'y' };
+    const columns = [
+      { column: 'currency', target: 'event_data', field: 'currency', why: 'y', confidence: 0.9 },
+    ];
+    const preselected: Question[] = [
+      {
+        target: 'event_data',
+        field: 'value',
+        ask: 'Is amount the value?',
+        options: [{ column: 'amount', why: 'w' }],
+      },
+    ];
+    assert.equal(currencyFollows(columns, preselected, undefined, currency), undefined);
+    assert.equal(preselected.length, 1);
+    assert.equal(columns[0]?.confidence, 0.9);
+  });
 });

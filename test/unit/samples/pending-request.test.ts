@@ -80,4 +80,38 @@ describe('the creator: an amount asked for, not yet paid, is no value', () => {
     });
     assert.equal(pendingRequest(paid, 'amount'), undefined);
   });
+
+  it('asks about a draft’s total, just created, with no time of payment (held-out-27’s invoice)', () => {
+    const invoice = {
+      id: 'evt_9',
+      type: 'invoice.created',
+      created: '2026-02-01T09:00:00Z',
+      data: { id: 'inv_9', customerId: 'cus_9', status: 'draft', totalMinor: 4500, currency: 'EUR' },
+    };
+    assert.match(valueAsked(invoice, 'data.totalMinor').ask, /Money asked for is not money moved/);
+    valueAsked(
+      { event: 'quote.updated', quote: { number: 'Q-7', state: 'Draft', total: 880, currency: 'GBP' } },
+      'quote.total',
+    );
+    valueAsked(
+      { topic: 'order.drafted', order: { id: 'o1', grand_total: 31.5, currency: 'USD' } },
+      'order.grand_total',
+    );
+  });
+
+  it('keeps the value where a draft was paid, or where `draft` is only a flag', () => {
+    for (const body of [
+      { type: 'invoice.paid', data: { id: 'i', status: 'draft', total: 10, currency: 'USD' } },
+      {
+        type: 'order.created',
+        order: { id: 'o', draft: false, status: 'completed', total: 12, currency: 'EUR' },
+      },
+      { type: 'booking.created', booking: { id: 'b', is_draft: true, amount: 90, currency: 'CHF' } },
+    ])
+      assert.ok(guesses(body).value, JSON.stringify(body));
+    assert.match(
+      pendingRequest(fieldsOf({ status: 'draft', amount: 5, currency: 'USD' }), 'amount') ?? '',
+      /"draft": not yet issued/,
+    );
+  });
 });

@@ -8,6 +8,7 @@
  * Payloads invented for these tests, in several shapes.
  */
 import assert from 'node:assert/strict';
+import { guessChoices, inferFields, parseSample } from '../../../core/samples/index.ts';
 import { sharedIdReason } from '../../../core/samples/shared-id.ts';
 import { fieldsOf } from '../../support/page-steps.ts';
 import { eventIdAsk, eventIdFilled } from './rule-fields.ts';
@@ -67,6 +68,59 @@ describe('the creator: an id every status report of one thing shares', () => {
       [{ message_id: 'm-5', data: { status: 2 } }, 'message_id'],
       [{ order_id: 'o-3', status: 'delivered', total: 10 }, 'order_id'],
       [{ message_id: 'm-4', body: 'Hello' }, 'message_id'],
+    ] as const)
+      assert.equal(sharedIdReason(fieldsOf(body), column), undefined, column);
+  });
+
+  it('asks of a report that is a list’s item, its id written as one word (held-out-27’s SMS gateway)', () => {
+    const sample = parseSample(
+      JSON.stringify({
+        reports: [
+          { kind: 'status', messageid: 'ab12cd', to: '447700900555', status: 'delivered', status_code: 4 },
+        ],
+      }),
+      { records: 'reports' },
+    );
+    const g = guessChoices(inferFields(sample), sample.rows);
+    assert.deepEqual(
+      g.columns.filter((c) => c.target === 'event_id').map((c) => c.column),
+      [],
+    );
+    const q = g.questions.find((x) => x.target === 'event_id');
+    assert.ok(q?.noneGuessed);
+    assert.ok(q.options.some((o) => o.column === 'messageid'));
+    for (const [body, column] of [
+      [{ smsid: 'S-2', state: 'failed' }, 'smsid'],
+      [{ data: { msgId: 'm-3', code: 0 } }, 'data.msgId'],
+    ] as const)
+      assert.match(sharedIdReason(fieldsOf(body), column) ?? '', /each of its status reports shares/, column);
+  });
+
+  it('asks of an object’s plain id beside an old and a new status, where no column names the event', () => {
+    // held-out-27's mailing: the message's own id beside its status change, no event id.
+    const body = {
+      id: '5f1c-aa90',
+      bulkId: 'b-1',
+      oldStatus: 'QUEUED',
+      newStatus: 'SENT',
+      oldStatusCode: 1,
+      newStatusCode: 3,
+    };
+    assert.deepEqual(eventIdFilled(body), []);
+    assert.ok(eventIdAsk(body)?.noneGuessed);
+    for (const [other, column] of [
+      [{ ticket: { id: 't-1', previous_state: 'open', current_state: 'closed' } }, 'ticket.id'],
+      [{ id: 'p-1', from_status: 'pending', to_status: 'shipped' }, 'id'],
+    ] as const)
+      assert.match(sharedIdReason(fieldsOf(other), column) ?? '', /whose status changed/, column);
+  });
+
+  it('keeps an id beside a status change where a column names the event, or with one side only', () => {
+    for (const [body, column] of [
+      [{ type: 'order.status_changed', id: 'e-1', old_status: 'paid', new_status: 'shipped' }, 'id'],
+      [{ id: 'x-2', new_status: 'active', plan: 'pro' }, 'id'],
+      [{ id: 'x-3', old_name: 'A', new_name: 'B' }, 'id'],
+      [{ userid: 'u-4', status: 'active' }, 'userid'],
     ] as const)
       assert.equal(sharedIdReason(fieldsOf(body), column), undefined, column);
   });
