@@ -77,7 +77,7 @@ const HELD_OUT_SHA256: string | null = 'c7590937a6f7f1e9d615a8f640f12183f646c816
  * then. Never fixed by tuning on it (that would make it one more tuned part); pinned so that a
  * change either way is seen, and the documented figure stays true.
  */
-const HELD_OUT_SILENT_WRONG: number | null = null;
+const HELD_OUT_SILENT_WRONG: number | null = 1;
 
 /** Skips a held-out test with its reason in the title, so the run says why: never the tuned part's. */
 function skipFor(test: Mocha.Context, reason: string): never {
