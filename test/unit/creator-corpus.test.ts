@@ -66,10 +66,11 @@ import { fill } from '../../scripts/docs-markers.ts';
  * measured once: 2 wrong), the twenty-third (599d9531, pinned by 04a50a47…, measured once: 5
  * wrong), the twenty-fourth (d0ec9667, pinned by 2df92146…, measured once: 2 wrong), the
  * twenty-fifth (070dc3b4, pinned by f1927d3f…, measured once: 7 wrong), the twenty-sixth
- * (1018151b, pinned by f8229488…, measured once: 6 wrong) and the twenty-seventh (88096dd0,
- * pinned by b7fabcff…, measured once: 6 wrong) on 2026-11-29.
+ * (1018151b, pinned by f8229488…, measured once: 6 wrong), the twenty-seventh (88096dd0,
+ * pinned by b7fabcff…, measured once: 6 wrong) and the twenty-eighth (82c3b05c…db92569f, pinned
+ * by c7590937…, measured once: 1 wrong) on 2026-11-29.
  */
-const HELD_OUT_SHA256: string | null = 'c7590937a6f7f1e9d615a8f640f12183f646c816cab3aaa50ea12660317914d2';
+const HELD_OUT_SHA256: string | null = null;
 
 /**
  * Wrong identity, money, personal fields or event ids filled without asking in the held-out part,
@@ -77,7 +78,7 @@ const HELD_OUT_SHA256: string | null = 'c7590937a6f7f1e9d615a8f640f12183f646c816
  * then. Never fixed by tuning on it (that would make it one more tuned part); pinned so that a
  * change either way is seen, and the documented figure stays true.
  */
-const HELD_OUT_SILENT_WRONG: number | null = 1;
+const HELD_OUT_SILENT_WRONG: number | null = null;
 
 /** Skips a held-out test with its reason in the title, so the run says why: never the tuned part's. */
 function skipFor(test: Mocha.Context, reason: string): never {
