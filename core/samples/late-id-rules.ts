@@ -5,7 +5,8 @@
  * is taken (flat-reference.ts), the ids named for the event's person (role-id.ts), then the id
  * of an object that says it holds a person (person-kind.ts), an id named for a person beside
  * their e-mail or phone (contact-beside-id.ts), the e-mail beside the person's id
- * (email-beside-id.ts), then a software user's name beside another party (rival-names.ts), an
+ * (email-beside-id.ts), a bare `email` beside an address named for the person's role
+ * (role-address.ts), then a software user's name beside another party (rival-names.ts), an
  * event id many events share (shared-id.ts), an id inside a domain thing named `event`
  * (domain-event.ts), a plain id where no event id is taken or asked
  * (plain-id-offer.ts), an id named for the record the event's name names where still none is
@@ -30,6 +31,7 @@ import { plainIdQuestion } from './plain-id-offer.ts';
 import type { Question } from './questions.ts';
 import { reportRecipientQuestion } from './report-recipient.ts';
 import { rivalNameRule } from './rival-names.ts';
+import { roleAddressRule } from './role-address.ts';
 import { roleIdRules } from './role-id.ts';
 import type { RuleGuess as Guess } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
@@ -50,6 +52,7 @@ export function lateIdRules(
   const contactAsk = contactBesideIdQuestion(fields, base, questions);
   if (contactAsk) questions.push(contactAsk);
   emailBesideIdRule(fields, base, questions);
+  roleAddressRule(fields, base, questions);
   rivalNameRule(fields, base, questions);
   sharedIdRule(fields, base, questions);
   domainEventRule(fields, base, questions);
