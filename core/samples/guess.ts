@@ -24,7 +24,7 @@ import { emptyDetailQuestions } from './empty-detail.ts';
 import { envelopeIdQuestion } from './envelope-id.ts';
 import { chooseEventName, type EventNameGuess } from './event-name.ts';
 import { identityEvidence, leafSide, personObjectId } from './evidence.ts';
-import { currencyFollows, lateAmountRules, lateTextAmountRule } from './late-amount-rules.ts';
+import { currencyFollows, lateAmountRules, lateTextAmountRule, valueAsked } from './late-amount-rules.ts';
 import { lateIdRules } from './late-id-rules.ts';
 import { listCount } from './list-count.ts';
 import { envelopeNamedIdQuestion, unnamedEventIdQuestion } from './named-event-id.ts';
@@ -514,7 +514,7 @@ export function guessChoices(
     };
   });
   const eventName = chooseEventName(fields, named);
-  textAmount(fields, rows, columns);
+  textAmount(fields, rows, columns, questions);
   lateTextAmountRule(fields, columns, questions);
   priceBesideCurrency(fields, rows, columns, questions);
   const value = amountGuess(columns, 'value', keptAsValue(fields, rows));
@@ -587,8 +587,9 @@ function textAmount(
   fields: readonly InferredField[],
   rows: readonly Record<string, unknown>[],
   columns: ColumnGuess[],
+  questions: readonly Question[],
 ): void {
-  if (columns.some(keptAsValue(fields, rows))) return;
+  if (valueAsked(questions) || columns.some(keptAsValue(fields, rows))) return;
   // Digits written as text are an amount only beside a currency in the same object: a survey's
   // score ("9" under `response.value`) is digits too.
   const text = fields.filter(

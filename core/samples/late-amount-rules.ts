@@ -25,6 +25,8 @@ import { unitRateRule } from './unit-rate.ts';
 
 /** The currency asked where its value is (currency-follows.ts), once the value is chosen. */
 export { currencyFollows } from './currency-follows.ts';
+/** Whether a rule asked the value, no answer preselected: later rules leave it asked. */
+export { valueAsked } from './moneyless-event.ts';
 /** The rule for an amount asked for, run again once an amount written as text is the value. */
 export { pendingRequestRule as lateTextAmountRule } from './pending-request.ts';
 

@@ -108,6 +108,14 @@ export function moneylessEventRule(
 }
 
 /**
+ * Whether a rule asked the event's value with no answer preselected (askValue, or any question on
+ * the value whose guess is its no answer): a rule that runs later never fills or preselects a value
+ * then, so what a rule asked stays asked.
+ */
+export const valueAsked = (questions: readonly Question[]): boolean =>
+  questions.some((q) => q.field === 'value' && q.noneGuessed !== undefined);
+
+/**
  * The value guess asked (askValue) when `judge`, given its column, says why it is no value: the
  * one shape of the rules that stop trusting a taken value. The index it is at, or -1 when no value
  * was taken or the judge found nothing.

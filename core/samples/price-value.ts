@@ -8,6 +8,7 @@
  * then follows the value as any currency does (guess.ts). Pure.
  */
 import { mayBeTheValue } from './amounts.ts';
+import { valueAsked } from './moneyless-event.ts';
 import { nameWords } from './names.ts';
 import type { Question } from './questions.ts';
 import type { RuleGuess } from './rule-guess.ts';
@@ -41,7 +42,7 @@ export function priceNamed(column: string): boolean {
  * With no column kept as the value, the prices beside a currency code in their own record, the
  * payload's own first: the first becomes the value's guess, asked about, preselected, the others
  * offered beside it. Rewrites the guess in place and adds the question; nothing when no price
- * fits or something is the value already.
+ * fits, something is the value already, or a rule asked the value with no answer preselected.
  */
 export function priceBesideCurrency<C extends PriceGuess>(
   fields: readonly InferredField[],
@@ -49,7 +50,8 @@ export function priceBesideCurrency<C extends PriceGuess>(
   columns: C[],
   questions: Question[],
 ): void {
-  if (columns.some((c) => c.target === 'event_data' && c.field === 'value')) return;
+  // A value a rule asked, nothing preselected, stays asked (moneyless-event.ts `valueAsked`).
+  if (valueAsked(questions) || columns.some((c) => c.target === 'event_data' && c.field === 'value')) return;
   const depth = (c: string) => c.split('.').length;
   const prices = fields
     .filter(

@@ -41,4 +41,35 @@ describe('the creator: a cancelled booking or order moves no money', () => {
       undefined,
     );
   });
+
+  it('keeps a cancelled order’s price asked, though a later rule takes a price beside a currency', () => {
+    // The price rule (price-value.ts) runs after it: the value a rule asked stays asked, nothing
+    // preselected, no currency filled.
+    valueAsked(
+      {
+        event: 'order.cancelled',
+        order: { id: 'o1', status: 'cancelled', total_price: 45.5, currency: 'EUR' },
+      },
+      'order.total_price',
+    );
+    valueAsked(
+      { data: { reservation: { id: 'r-9', state: 'canceled', total_price: 210, currency: 'USD' } } },
+      'data.reservation.total_price',
+    );
+    // Nor does an amount whose digits are written as text beside the currency (guess.ts `textAmount`).
+    valueAsked(
+      { event: 'order.cancelled', order: { id: 'o1', amount: 45.5, total: '4550', currency: 'EUR' } },
+      'order.amount',
+    );
+  });
+
+  it('still preselects a price beside its currency where no rule asked the value', () => {
+    const g = guesses({
+      event: 'order.paid',
+      order: { id: 'o2', status: 'paid', total_price: 45.5, currency: 'EUR' },
+    });
+    assert.equal(g.value?.column, 'order.total_price');
+    const q = g.questions.find((x) => x.field === 'value');
+    assert.equal(q?.noneGuessed, undefined, 'preselected');
+  });
 });
