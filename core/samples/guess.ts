@@ -521,7 +521,7 @@ export function guessChoices(
   if (value) currencyBesideValue(fields, rows, columns, value.column);
   if (value) moneyWithoutCurrency(fields, columns, questions, value.column);
   // A currency says what the value is in: without a value, no column is the event's currency.
-  const currency = currencyFollows(columns, questions, value, amountGuess(columns, 'currency'));
+  const currency = currencyFollows(columns, questions, value, amountGuess(columns, 'currency'), fields);
   const minorUnits = minorUnitsOffer(fields, value, currency, rows);
   const currencyAsk = value && !currency ? standInCurrencyQuestion(fields) : undefined;
   if (currencyAsk) questions.push(currencyAsk);

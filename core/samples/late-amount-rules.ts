@@ -10,11 +10,15 @@
  * `guess.ts` is at its size limit: one call from it. Pure, but for the guesses and questions they
  * rewrite.
  */
+
+import type { AmountGuess } from './amounts.ts';
 import { cancelledRecordRule } from './cancelled-record.ts';
 import { convertedAmountRule } from './converted-amount.ts';
+import { currencyFollows as followsValue } from './currency-follows.ts';
 import { documentTotalRule } from './document-total.ts';
 import { estimatedValueRule } from './estimated-value.ts';
 import { moneylessEventRule } from './moneyless-event.ts';
+import { numericCurrencyRule } from './numeric-currency.ts';
 import { pendingRequestRule } from './pending-request.ts';
 import type { Question } from './questions.ts';
 import { rangeBoundRule } from './range-bound.ts';
@@ -23,8 +27,6 @@ import type { RuleGuess as Guess } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
 import { unitRateRule } from './unit-rate.ts';
 
-/** The currency asked where its value is (currency-follows.ts), once the value is chosen. */
-export { currencyFollows } from './currency-follows.ts';
 /** Whether a rule asked the value, no answer preselected: later rules leave it asked. */
 export { valueAsked } from './moneyless-event.ts';
 /** The rule for an amount asked for, run again once an amount written as text is the value. */
@@ -45,4 +47,18 @@ export function lateAmountRules(
   pendingRequestRule(fields, base, questions);
   cancelledRecordRule(fields, base, questions);
   moneylessEventRule(fields, base, questions);
+}
+
+/**
+ * The currency once the value is chosen: a currency written as its ISO 4217 number asked
+ * (numeric-currency.ts), then the currency asked where its value is (currency-follows.ts).
+ */
+export function currencyFollows<G extends Guess & { readonly confidence: number }>(
+  columns: G[],
+  questions: Question[],
+  value: AmountGuess | undefined,
+  currency: AmountGuess | undefined,
+  fields: readonly InferredField[] = [],
+): AmountGuess | undefined {
+  return followsValue(columns, questions, value, numericCurrencyRule(fields, questions, value, currency));
 }
