@@ -12,9 +12,10 @@
  * reads those). It offers and never fills: a second event about the same chat shares its id.
  * Pure.
  */
-import { type AskText, askColumns } from './ask-columns.ts';
+import type { AskText } from './ask-columns.ts';
 import { eventNamed } from './moneyless-event.ts';
 import { nameWords } from './names.ts';
+import { offerEventIds } from './plain-id-offer.ts';
 import type { Question } from './questions.ts';
 import type { RuleGuess as Guess } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
@@ -53,19 +54,13 @@ export function eventRecordIdQuestion(
   base: Guess[],
   questions: readonly Question[],
 ): Question | undefined {
-  if (base.some((g) => g.target === 'event_id')) return undefined;
-  if (questions.some((q) => (q.field ?? q.target) === 'event_id')) return undefined;
   const named = eventNamed(fields);
   if (!named) return undefined;
   const words = new Set(nameWords(named.value).filter((w) => !NOT_A_RECORD.has(w)));
-  const options = fields.flatMap((f) => {
-    if (f.distinct === 0 || (f.type !== 'string' && f.type !== 'integer')) return [];
-    if (!base.some((g) => g.column === f.name && g.target === 'event_data')) return [];
+  return offerEventIds(fields, base, questions, TEXT, (f) => {
     const leaf = nameWords(f.name.slice(f.name.lastIndexOf('.') + 1));
     const record = leaf.at(-2) ?? '';
-    if (leaf.length !== 2 || !ID_WORDS.has(leaf[1] ?? '') || !words.has(record)) return [];
-    return [{ column: f.name, why: `an id named for the ${record}, as the event "${named.value}" is` }];
+    if (leaf.length !== 2 || !ID_WORDS.has(leaf[1] ?? '') || !words.has(record)) return undefined;
+    return `an id named for the ${record}, as the event "${named.value}" is`;
   });
-  if (options.length === 0) return undefined;
-  return askColumns(base, 'event_id', options.slice(0, 3), false, TEXT);
 }

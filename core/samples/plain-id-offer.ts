@@ -41,14 +41,29 @@ export function plainIdQuestion(
   base: Guess[],
   questions: readonly Question[],
 ): Question | undefined {
+  return offerEventIds(fields, base, questions, TEXT, (f) => plainIdPlace(f.name));
+}
+
+/**
+ * Where no column is taken or asked as the event's id: asks among the columns kept as event
+ * fields, with values, that `why` gives a reason for (the first three), nothing preselected; the
+ * question, or undefined. The offering rules (this file, event-record-id.ts) differ only in `why`.
+ */
+export function offerEventIds(
+  fields: readonly InferredField[],
+  base: Guess[],
+  questions: readonly Question[],
+  text: AskText,
+  why: (field: InferredField) => string | undefined,
+): Question | undefined {
   if (base.some((g) => g.target === 'event_id')) return undefined;
   if (questions.some((q) => (q.field ?? q.target) === 'event_id')) return undefined;
   const options = fields.flatMap((f) => {
     if (f.distinct === 0 || (f.type !== 'string' && f.type !== 'integer')) return [];
     if (!base.some((g) => g.column === f.name && g.target === 'event_data')) return [];
-    const why = plainIdPlace(f.name);
-    return why ? [{ column: f.name, why }] : [];
+    const reason = why(f);
+    return reason ? [{ column: f.name, why: reason }] : [];
   });
   if (options.length === 0) return undefined;
-  return askColumns(base, 'event_id', options.slice(0, 3), false, TEXT);
+  return askColumns(base, 'event_id', options.slice(0, 3), false, text);
 }
