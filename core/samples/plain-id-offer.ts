@@ -17,7 +17,7 @@ import type { InferredField } from './sample.ts';
 /** A plain id's name: the record's own id, whatever record it is. */
 const PLAIN = /^[_$]*(id|uid|uuid)$/i;
 /** Objects a payload wraps its record in. */
-const WRAPPERS = new Set(['object', 'data', 'payload', 'record', 'resource', 'entity']);
+export const WRAPPERS = new Set(['object', 'data', 'payload', 'record', 'resource', 'entity']);
 
 /** Why `column` is a plain id at the top or in a record's wrapper, or undefined. */
 export function plainIdPlace(column: string): string | undefined {

@@ -13,9 +13,9 @@
  */
 import { nameWords } from './names.ts';
 import type { Question } from './questions.ts';
+import { STATUS } from './record-status.ts';
 import type { RuleGuess } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
-import { STATUS } from './shared-id.ts';
 
 const PHONE = 'user.phone';
 /** Leaf names of the number a message went to. */

@@ -162,7 +162,7 @@ export function objectTypes(fields: readonly InferredField[]): (objectPath: stri
 }
 
 /** Lifecycle words a status or `state` takes: never a region. */
-const STATUS_VALUES =
+export const STATUS_VALUES =
   /^(completed?|pending|active|inactive|open|closed|failed|paid|unpaid|refunded|partially_refunded|cancell?ed|approved|denied|created|processing|draft|succeeded|expired|voided|captured|reversed|on_hold|held|new|done|received|sent|delivered|queued|accepted|rejected)$/i;
 
 /** Words of a place: a `state` beside one is an address's state. */

@@ -13,18 +13,17 @@
  * the report is told by its shape, not by its status's words: a status, state or code column
  * beside the id, one value in the sample, a word (`delivered`, `queued`) or a numeric code (`3`)
  * alike. From held-out-27's: the report may be a list's item the page takes as its rows, its id
- * written as one word (`messageid`, `smsid`, `msgid`); and a status change written as a pair of
- * old and new statuses (`oldStatus`/`newStatus`, `previous_state`/`current_state`,
- * `from_status`/`to_status`, their codes alike) beside the object's own plain `id` says that id is
- * the thing's whose status changed, shared by each of its changes, where nothing else marks the
- * body as one event (no column names the event).
+ * written as one word (`messageid`, `smsid`, `msgid`). And, whatever thing it is, a record that
+ * reports its own status (record-status.ts): its own id beside a status change written as a pair
+ * (`oldStatus`/`newStatus`), or beside its status and a sign it is called back about more than once
+ * (its `callback_url`, its `delivered_at`), where nothing marks the body as one event.
  * Either way the id is kept under its own name and the page asks which column is the event's own
  * id, nothing preselected, offering first the more specific ids the sample carries (the second
  * id, a column named for the event's id). Pure, but for the guesses and questions it rewrites.
  */
-import { eventNamed } from './moneyless-event.ts';
 import { nameWords } from './names.ts';
 import type { Question } from './questions.ts';
+import { recordStatus, STATUS } from './record-status.ts';
 import type { RuleGuess as Guess } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
 import { dataFieldName } from './suggest.ts';
@@ -47,12 +46,6 @@ const SHARED = new Set([
 ]);
 /** Things whose every status report (queued, sent, delivered; a job's progress) carries their id. */
 const REPORTED = new Set(['message', 'msg', 'sms', 'mms', 'job', 'task']);
-/**
- * Names of a report's status beside the thing's id: its status, state or code, whatever it holds
- * (a word, or a carrier's numeric code).
- */
-export const STATUS = /^((delivery|message|report|dlr) )?(status|state|code|status code|state code)$/;
-
 /** Last words of a second, more specific id of a thing (`message_uid`, `mailingUuid`). */
 const SPECIFIC = new Set(['uid', 'uuid', 'guid']);
 
@@ -81,31 +74,6 @@ function idLeaf(column: string): string[] {
   return [joined[1] as string, 'id'];
 }
 
-/** Words that open the earlier and the later side of a status change written as a pair. */
-const BEFORE = new Set(['old', 'previous', 'prev', 'from', 'last']);
-const AFTER = new Set(['new', 'current', 'to', 'next']);
-
-/**
- * A status change written as a pair in `parent` (`oldStatus` and `newStatus`): the two columns,
- * or undefined.
- */
-function statusPair(fields: readonly InferredField[], parent: string): string | undefined {
-  const side = (opening: ReadonlySet<string>) =>
-    fields.find((f) => {
-      const words = leafWords(f.name);
-      return (
-        parentOf(f.name) === parent &&
-        f.distinct > 0 &&
-        words.length >= 2 &&
-        opening.has(words[0] ?? '') &&
-        STATUS.test(words.slice(1).join(' '))
-      );
-    })?.name;
-  const before = side(BEFORE);
-  const after = side(AFTER);
-  return before && after ? `${before} → ${after}` : undefined;
-}
-
 /**
  * The thing an id names and the status its object reports, where the id is a reported thing's
  * (`message_id`, `job.id`) and a status, state or code stands beside it, a word or a number: each
@@ -117,9 +85,9 @@ function reportStatus(
 ): { readonly thing: string; readonly status: string } | undefined {
   const parent = parentOf(column);
   const leaf = idLeaf(column);
+  const own = recordStatus(fields, column);
+  if (own) return own;
   if (leaf.at(-1) !== 'id') return undefined;
-  const change = leaf.length === 1 && !eventNamed(fields) ? statusPair(fields, parent) : undefined;
-  if (change) return { thing: 'record whose status changed', status: change };
   const named = leaf.length > 1 ? leaf.slice(0, -1) : nameWords(parent.slice(parent.lastIndexOf('.') + 1));
   const thing = named.find((w) => REPORTED.has(w));
   if (!thing) return undefined;
