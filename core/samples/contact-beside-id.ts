@@ -10,7 +10,7 @@
  */
 import { type AskText, askColumns } from './ask-columns.ts';
 import { nameWords } from './names.ts';
-import { businessParty, personWord } from './party.ts';
+import { otherParty, personWord } from './party.ts';
 import type { Question } from './questions.ts';
 import { type RuleGuess as Guess, personIdAnswered } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
@@ -40,7 +40,7 @@ function contactHolders(base: readonly Guess[], questions: readonly Question[]):
 /** Why the id at `column` names a person's role (module comment), or undefined. */
 export function personNamedId(column: string): string | undefined {
   const words = nameWords(column.slice(column.lastIndexOf('.') + 1));
-  if (!ID_END.has(words.at(-1) ?? '') || businessParty(column) !== undefined) return undefined;
+  if (!ID_END.has(words.at(-1) ?? '') || otherParty(column) !== undefined) return undefined;
   const lead = words.slice(0, -1);
   const role = lead.find(roleWord);
   if (role) return `named for a ${role}`;

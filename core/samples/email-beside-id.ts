@@ -17,7 +17,7 @@
  * the question it rewrites.
  */
 import { nameWords } from './names.ts';
-import { businessParty, personWord } from './party.ts';
+import { otherParty, personWord } from './party.ts';
 import type { Question } from './questions.ts';
 import { type RuleGuess as Guess, PERSON_ID } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
@@ -45,7 +45,7 @@ function besideOf(
 ): { readonly email: InferredField; readonly because: string } | undefined {
   // Never an address named for the business's side (`lead.teamEmail`), though it sits beside the id.
   const address = (f: InferredField) =>
-    f.format === 'email' && f.distinct > 0 && f.type === 'string' && businessParty(f.name) === undefined;
+    f.format === 'email' && f.distinct > 0 && f.type === 'string' && otherParty(f.name) === undefined;
   const id = personIdColumn(base, questions);
   const holder = id === undefined ? '' : parentOf(id);
   const email = holder === '' ? undefined : fields.find((f) => parentOf(f.name) === holder && address(f));

@@ -16,7 +16,7 @@
  * Pure.
  */
 import { nameWords } from './names.ts';
-import { heldByBusiness, partyOf } from './party.ts';
+import { heldByBusiness, otherParty } from './party.ts';
 import type { Question } from './questions.ts';
 import type { RuleGuess } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
@@ -139,7 +139,7 @@ export function emptyDetailQuestions(
             f.distinct > 0 &&
             base.some((g) => g.column === f.name && g.target === 'event_data'))) &&
         (emptyDetailTarget(f.name) === target || typedValueTarget(fields, f.name) === target) &&
-        partyOf(f.name)?.party !== 'business' &&
+        otherParty(f.name) === undefined &&
         (actorAbove(f.name) ?? held(f.name)) === undefined,
     );
     if (empty.length === 0) continue;

@@ -11,7 +11,7 @@
  * It asks and never fills. Pure.
  */
 import { nameWords } from './names.ts';
-import { heldByBusiness, PERSON_PARTY, partyOf } from './party.ts';
+import { heldByBusiness, otherParty, PERSON_PARTY } from './party.ts';
 import type { Question } from './questions.ts';
 import { personIdAnswered, type RuleGuess } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
@@ -42,7 +42,7 @@ export function emptyPersonIdQuestion(
       f.distinct === 0 &&
       skipped.has(f.name) &&
       namedPersonId(f.name) &&
-      partyOf(f.name)?.party !== 'business' &&
+      otherParty(f.name) === undefined &&
       (actorAbove(f.name) ?? held(f.name)) === undefined,
   );
   if (empty.length === 0) return undefined;

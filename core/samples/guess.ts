@@ -30,7 +30,7 @@ import { listCount } from './list-count.ts';
 import { envelopeNamedIdQuestion, unnamedEventIdQuestion } from './named-event-id.ts';
 import { fieldName, nameWords } from './names.ts';
 import { deliveredIdQuestion, namedForAnotherRecord, ownIdQuestion } from './own-id.ts';
-import { heldByBusiness, partyRole, unclaimedDetailQuestions } from './party.ts';
+import { heldByBusiness, otherParty, partyRole, unclaimedDetailQuestions } from './party.ts';
 import { clientOfPerson, partyIdQuestion } from './party-id.ts';
 import { PARTY_TIME_DROP, partyTime } from './party-time.ts';
 import { lonePersonIdQuestions, personReferenceQuestion } from './person-id-evidence.ts';
@@ -201,7 +201,9 @@ function refusals(fields: readonly InferredField[], rows: readonly Record<string
   return (column, target) => {
     const f = byName.get(column);
     if (target.startsWith('user') || target === 'device.locale') {
-      const above = actorAbove(column) ?? acting(column) ?? held(column);
+      // Another party's detail (the business's, a person tied to the person: `emergency_contact_phone`)
+      // is refused whatever person word its leaf holds besides.
+      const above = actorAbove(column) ?? acting(column) ?? held(column) ?? otherParty(column);
       if (above) return above;
       const r = partyRole(column, typeOf, direction);
       const side = leafSide(column);

@@ -10,7 +10,7 @@
 import { askColumns } from './ask-columns.ts';
 import { idShaped } from './delivery.ts';
 import { nameWords } from './names.ts';
-import { businessParty, heldByBusiness, PERSON_PARTY } from './party.ts';
+import { heldByBusiness, otherParty, PERSON_PARTY } from './party.ts';
 import type { Question } from './questions.ts';
 import { WRAPPERS } from './roles.ts';
 import { personIdAnswered, type RuleGuess } from './rule-guess.ts';
@@ -87,7 +87,7 @@ export function partyIdQuestion(
       f.format !== 'email' &&
       f.format !== 'url' &&
       partyOfId(f.name) !== undefined &&
-      businessParty(f.name) === undefined &&
+      otherParty(f.name) === undefined &&
       actorAbove(f.name) === undefined &&
       held(f.name) === undefined &&
       base.some((g) => g.column === f.name && g.target === 'event_data') &&

@@ -17,5 +17,5 @@ export const PARTY_TIME_DROP = 6;
 export function partyTime(column: string): string | undefined {
   const p = partyOf(column);
   if (!p || p.own) return undefined;
-  return `of ${p.segment}, the ${p.party === 'person' ? "person's" : "business's"} own record (when it was saved or changed), not when the event happened`;
+  return `of ${p.segment}, the ${p.party === 'person' ? "person's" : p.party === 'business' ? "business's" : "related person's"} own record (when it was saved or changed), not when the event happened`;
 }

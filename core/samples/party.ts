@@ -16,7 +16,11 @@ import { type Direction, type RoleReading, roleOf, WRAPPERS } from './roles.ts';
 import type { InferredField } from './sample.ts';
 import { actorAbove } from './two-evidence.ts';
 
-export type Party = 'person' | 'business';
+/**
+ * The person the event is about, the business's side, or another person tied to the event's
+ * person (`related`: an emergency contact, a guardian), whose details are theirs, not the person's.
+ */
+export type Party = 'person' | 'business' | 'related';
 
 /** A party found on a column's path: which, the word that says so, and where it stands. */
 export interface PartyReading {
@@ -69,6 +73,61 @@ const BUSINESS_PARTY = new Set([
   'ambassador',
   'advocate',
 ]);
+
+/**
+ * Words that name another person tied to the event's person (docs/creator-inference.md, "A
+ * record's status callback and another person's contact"): someone the person names to be called
+ * in an emergency (`emergency_contact_phone`, `emergencyContact.phoneNumber`), their family or next
+ * of kin, who answers for them (a guardian, a guarantor, a co-signer, a sponsor), who witnesses
+ * their signature, who acts for them or oversees them at work (an assistant, a manager, a
+ * supervisor). A profile, an application or a sign-up form carries their details beside the
+ * person's own; they are personal data, but never the person's. A relation word anywhere in a
+ * name wins over a person word beside it (`emergency_contact` is not the person's contact). Not
+ * `beneficiary`, whom Microsoft's marketplace and iDenfy name for the person themselves, nor
+ * `partner` or `referrer`, read as the business's side above.
+ */
+export const RELATED_PARTY: ReadonlySet<string> = new Set([
+  'emergency',
+  'kin',
+  'relative',
+  'relatives',
+  'guardian',
+  'guardians',
+  'spouse',
+  'husband',
+  'wife',
+  'mother',
+  'father',
+  'sibling',
+  'dependent',
+  'dependant',
+  'caregiver',
+  'carer',
+  'guarantor',
+  'cosigner',
+  'sponsor',
+  'nominee',
+  'witness',
+  'assistant',
+  'manager',
+  'supervisor',
+]);
+/**
+ * A `parent` is a person only before a contact detail (`parent_email`, `parentPhone`,
+ * `parents_name`): alone it names a parent record far more often (`parent_id`, `parent_order`).
+ */
+const PARENT = new Set(['parent', 'parents']);
+const CONTACT_DETAIL = new Set(['email', 'mail', 'phone', 'mobile', 'tel', 'name', 'first', 'last', 'full']);
+
+/** The relation word a segment's words name (module comment of RELATED_PARTY), or undefined. */
+function relationWord(words: readonly string[]): string | undefined {
+  const related = words.find((w) => RELATED_PARTY.has(w));
+  if (related) return related;
+  const [head, ...rest] = words;
+  return head && PARENT.has(head) && rest.length > 0 && rest.every((w) => CONTACT_DETAIL.has(w))
+    ? head
+    : undefined;
+}
 
 /** Words that name the person an event is about. */
 export const PERSON_PARTY = new Set([
@@ -163,6 +222,8 @@ function segmentParty(segment: string): { party: Party; word: string } | undefin
   );
   const acting = words.find((w, i) => ACTING.has(w) || (BY_STEP.has(w) && words[i + 1] === 'by'));
   if (acting) return { party: 'business', word: acting };
+  const related = relationWord(words);
+  if (related) return { party: 'related', word: related };
   let end = words.length - 1;
   while (end > 0 && DETAIL_WORDS.has(words[end] as string)) end--;
   const head = words[end];
@@ -190,6 +251,8 @@ export function partyOf(column: string): PartyReading | undefined {
 /** The party reading in the words the page shows. */
 function partyWhy(p: PartyReading): string {
   const where = p.own ? `"${p.word}" in its name` : `inside ${p.segment}`;
+  if (p.party === 'related')
+    return `${where}: another person's, tied to the event's person, not the person's`;
   return p.party === 'business'
     ? `${where}: the business's party, not the person's`
     : `${where}: the person's`;
@@ -207,6 +270,7 @@ export function partyRole(
 ): RoleReading {
   const p = partyOf(column);
   if (p?.party === 'business') return { role: 'business', why: partyWhy(p) };
+  if (p?.party === 'related') return { role: 'other', why: partyWhy(p) };
   return roleOf(column, typeOf, direction);
 }
 
@@ -218,6 +282,15 @@ export const namesBusinessParty = (column: string) =>
 export function businessParty(column: string): string | undefined {
   const p = partyOf(column);
   return p?.party === 'business' ? partyWhy(p) : undefined;
+}
+
+/**
+ * Why a column is another party's than the person's (the business's, or a person tied to them:
+ * an emergency contact) and never the person's, or undefined.
+ */
+export function otherParty(column: string): string | undefined {
+  const p = partyOf(column);
+  return p && p.party !== 'person' ? partyWhy(p) : undefined;
 }
 
 /** Who acted on a record (`changer.primary_email`): a contact under one is never offered. */
@@ -240,7 +313,7 @@ export const ACTING_WORDS: ReadonlySet<string> = new Set([
  */
 export function unplacedContact(column: string): boolean {
   return (
-    businessParty(column) === undefined &&
+    otherParty(column) === undefined &&
     actorAbove(column) === undefined &&
     leafSide(column)?.side !== 'business' &&
     !column

@@ -12,7 +12,7 @@
  */
 import { leafSide } from './evidence.ts';
 import { nameWords } from './names.ts';
-import { businessParty } from './party.ts';
+import { otherParty } from './party.ts';
 import type { Question, QuestionColumn } from './questions.ts';
 import { PERSON_WORDS, WRAPPERS } from './roles.ts';
 import { type RuleGuess as Guess, PERSON_ID } from './rule-guess.ts';
@@ -139,7 +139,7 @@ function voucher(column: string, fields: readonly InferredField[]): boolean | st
       f.name.startsWith(prefix) &&
       actorAbove(f.name) === undefined &&
       leafSide(f.name)?.side !== 'business' &&
-      businessParty(f.name) === undefined &&
+      otherParty(f.name) === undefined &&
       personDetail(f),
   );
   if (details.length === 0) return false;

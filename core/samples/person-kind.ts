@@ -12,7 +12,7 @@
  * or an agent's kind holds. Pure.
  */
 import { nameWords } from './names.ts';
-import { heldByBusiness, partyOf, personWord } from './party.ts';
+import { heldByBusiness, otherParty, personWord } from './party.ts';
 import type { Question } from './questions.ts';
 import { type RuleGuess as Guess, PLAIN_ID, personIdAnswered } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
@@ -59,7 +59,7 @@ export function personKindIdQuestion(
       (f.type === 'string' || f.type === 'integer') &&
       !offered.has(f.name) &&
       base.some((g) => g.column === f.name && g.target === 'event_data') &&
-      partyOf(f.name)?.party !== 'business' &&
+      otherParty(f.name) === undefined &&
       held(f.name) === undefined
     );
   });

@@ -13,7 +13,7 @@
 
 import { askColumns } from './ask-columns.ts';
 import { nameWords } from './names.ts';
-import { ACTING_WORDS, businessParty, heldByBusiness } from './party.ts';
+import { ACTING_WORDS, heldByBusiness, otherParty } from './party.ts';
 import type { Question } from './questions.ts';
 import { type RuleGuess as Guess, PERSON_ID, PLAIN_ID, personIdAnswered } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
@@ -63,7 +63,7 @@ export function holdsMoney(fields: readonly InferredField[], level: string): boo
  * an address's.
  */
 export function isPersonRecord(fields: readonly InferredField[], level: string): boolean {
-  if (level !== '' && businessParty(`${level}.x`) !== undefined) return false;
+  if (level !== '' && otherParty(`${level}.x`) !== undefined) return false;
   // An address (`address`, `billing`, `shipping_address`) holds a person's name and phone, but
   // is a record of its own whose owner another id names: the customer's `address.customer_id`.
   if (nameWords(leafOf(level)).some((w) => PLACE_WORDS.has(w))) return false;

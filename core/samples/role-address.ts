@@ -15,7 +15,7 @@
 import { isAddressList } from './email-list.ts';
 import { eventNamed } from './moneyless-event.ts';
 import { nameWords } from './names.ts';
-import { businessParty } from './party.ts';
+import { otherParty } from './party.ts';
 import type { Question } from './questions.ts';
 import type { RuleGuess as Guess } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
@@ -74,7 +74,7 @@ const bare = (column: string) => {
 function roleAddress(f: InferredField): boolean {
   const words = leafWords(f.name);
   if (!words.some((w) => ROLE.has(w)) || words.some((w) => NOT_ROLE.has(w))) return false;
-  if (businessParty(f.name) !== undefined || f.distinct === 0) return false;
+  if (otherParty(f.name) !== undefined || f.distinct === 0) return false;
   return (f.type === 'string' && f.format === 'email') || isAddressList(f);
 }
 

@@ -13,7 +13,7 @@
 import { askColumns } from './ask-columns.ts';
 import { identityEvidence, leafSide, phoneNamed } from './evidence.ts';
 import { nameWords } from './names.ts';
-import { businessParty, heldByBusiness, unplacedContact } from './party.ts';
+import { heldByBusiness, otherParty, unplacedContact } from './party.ts';
 import { WHATSAPP_ID } from './personal.ts';
 import type { Question } from './questions.ts';
 import type { RuleGuess } from './rule-guess.ts';
@@ -110,7 +110,7 @@ export function messageNumbersQuestion(
   if (kept === undefined) return undefined;
   const under = (p: string) => fields.filter((f) => parent(f.name) === p);
   for (const f of fields) {
-    if (!kept.has(f.name) || !numbers(f) || businessParty(f.name) || actorAbove(f.name)) continue;
+    if (!kept.has(f.name) || !numbers(f) || otherParty(f.name) || actorAbove(f.name)) continue;
     const end = ENDS.find(([from]) => leafOf(f.name) === from);
     if (!end) continue;
     const siblings = under(parent(f.name));
@@ -155,7 +155,7 @@ export function whatsappIdQuestion(
       kept.has(f.name) &&
       f.examples.length > 0 &&
       f.examples.every((v) => WHATSAPP_ID.test(String(v))) &&
-      businessParty(f.name) === undefined &&
+      otherParty(f.name) === undefined &&
       actorAbove(f.name) === undefined &&
       !f.name.split('.').some((p) => leafSide(p)?.side === 'business'),
   );
