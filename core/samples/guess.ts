@@ -201,8 +201,6 @@ function refusals(fields: readonly InferredField[], rows: readonly Record<string
   return (column, target) => {
     const f = byName.get(column);
     if (target.startsWith('user') || target === 'device.locale') {
-      // Another party's detail (the business's, a person tied to the person: `emergency_contact_phone`)
-      // is refused whatever person word its leaf holds besides.
       const above = actorAbove(column) ?? acting(column) ?? held(column) ?? otherParty(column);
       if (above) return above;
       const r = partyRole(column, typeOf, direction);
