@@ -29,8 +29,18 @@ import { unitRateRule } from './unit-rate.ts';
 
 /** Whether a rule asked the value, no answer preselected: later rules leave it asked. */
 export { valueAsked } from './moneyless-event.ts';
-/** The rule for an amount asked for, run again once an amount written as text is the value. */
-export { pendingRequestRule as lateTextAmountRule } from './pending-request.ts';
+/**
+ * The rules for an amount asked for and for a cancelled booking's or order's, run again once an
+ * amount written as text is the value (guess.ts takes it after the rules above have run).
+ */
+export function lateTextAmountRule(
+  fields: readonly InferredField[],
+  base: Guess[],
+  questions: Question[],
+): void {
+  pendingRequestRule(fields, base, questions);
+  cancelledRecordRule(fields, base, questions);
+}
 
 export function lateAmountRules(
   fields: readonly InferredField[],

@@ -63,6 +63,34 @@ describe('the creator: a cancelled booking or order moves no money', () => {
     );
   });
 
+  it('asks about a cancelled record’s amount written as text digits, as about a number', () => {
+    // The amount written as text is taken as the value after the amount rules have run: the
+    // cancellation is read again then.
+    valueAsked(
+      {
+        event: 'booking.cancelled',
+        booking: { id: 'b1', status: 'cancelled', total: '12000', currency: 'EUR' },
+      },
+      'booking.total',
+    );
+    valueAsked(
+      {
+        type: 'order.updated',
+        data: { object: 'order', id: 'o1', status: 'canceled', amount: '4500', currency: 'USD' },
+      },
+      'data.amount',
+    );
+    // The same text amount on a paid order, or a refund said, is still the value.
+    for (const body of [
+      { event: 'order.paid', order: { id: 'o2', total: '12000', currency: 'EUR' } },
+      {
+        event: 'booking.cancelled',
+        booking: { id: 'b3', status: 'refunded', total: '12000', currency: 'EUR' },
+      },
+    ])
+      assert.ok(guesses(body).value, JSON.stringify(body));
+  });
+
   it('still preselects a price beside its currency where no rule asked the value', () => {
     const g = guesses({
       event: 'order.paid',
