@@ -79,7 +79,7 @@ const HELD_OUT_SHA256: string | null = '03200fa24bce90b5137da080089e94092bc2eee6
  * then. Never fixed by tuning on it (that would make it one more tuned part); pinned so that a
  * change either way is seen, and the documented figure stays true.
  */
-const HELD_OUT_SILENT_WRONG: number | null = null;
+const HELD_OUT_SILENT_WRONG: number | null = 4;
 
 /** Skips a held-out test with its reason in the title, so the run says why: never the tuned part's. */
 function skipFor(test: Mocha.Context, reason: string): never {
