@@ -54,7 +54,7 @@ const inObject = (f: InferredField, parent: string) => parentOf(f.name) === pare
 const statusName = (words: readonly string[]) => words.at(-1) === 'status' || words.at(-1) === 'state';
 
 /** Whether `column` is at the payload's top or directly in the object it wraps its record in. */
-function recordPlace(column: string): boolean {
+export function recordPlace(column: string): boolean {
   const parts = column.split('.');
   return parts.length === 1 || (parts.length === 2 && WRAPPERS.has((parts[0] ?? '').toLowerCase()));
 }

@@ -1,0 +1,79 @@
+/**
+ * A record's own id is not an event's (issue #94, docs/creator-inference.md, "A record's object, a
+ * list of records and the other side of a transfer"). A shape says the plain id a body carries
+ * names a record, which every later event about that record repeats, and not one event:
+ *
+ * - **an object that names the record beside its id**: at the payload's top or directly in the
+ *   object it wraps its record in (`data`, `object`, …), a column naming what the object is
+ *   (`object`, `object_type`, `resource_type`, `entity_type`, `record_type`), one value, that names
+ *   a record (`product_access`, `invoice`, `subscription`), not an event (`event`,
+ *   `webhook_event`, `notification_event`), and no id beside it is named for the record
+ *   (`resource_id` beside `resource_type` is the record's, and the plain id then the event's). The
+ *   id beside it is that record's: Stripe's
+ *   `object: "event"` says its `id` is the event's, a `product_access` that its `id` is the
+ *   access's, repeated when it is revoked. Where the body's event names the record's creation
+ *   (`event_type: created`, `order.created`), the record is created once, so its id is that
+ *   event's as well, as the truths take it, and the id is left filled.
+ *
+ * The page then asks which column is the event's own id, nothing preselected (shared-id.ts
+ * asks). Pure.
+ */
+import { nameWords } from './names.ts';
+import { eventMark, ownRecordId, recordPlace } from './record-status.ts';
+import type { InferredField } from './sample.ts';
+
+/** Names of a column that says what its object is, as one joined word. */
+const OBJECT_NAMES = new Set([
+  'object',
+  'objecttype',
+  'resourcetype',
+  'entitytype',
+  'recordtype',
+  'objectkind',
+]);
+/** Words of an object's name that say it is the event, or its notification or delivery. */
+const EVENT_OBJECT = new Set(['event', 'events', 'webhook', 'notification', 'callback', 'delivery', 'hook']);
+/** Words of an event's name that say it created the record: its id is then that event's too. */
+const CREATION = new Set(['create', 'created', 'creation', 'new', 'added', 'add', 'insert', 'inserted']);
+
+const parentOf = (column: string) => column.slice(0, Math.max(column.lastIndexOf('.'), 0));
+const leafWords = (column: string) => nameWords(column.slice(column.lastIndexOf('.') + 1));
+
+/** Whether the body's event, as its kind column names it, created the record. */
+function creationEvent(fields: readonly InferredField[]): boolean {
+  const mark = eventMark(fields);
+  const kind = fields.find((f) => f.name === mark);
+  return (kind?.examples ?? []).some(
+    (v) => typeof v === 'string' && nameWords(v).some((w) => CREATION.has(w)),
+  );
+}
+
+/**
+ * The column beside `column` that names its object a record, not an event, with its value, where
+ * `column` is that object's own id at the top or in a wrapper and the body's event did not create
+ * it (module comment); undefined otherwise.
+ */
+export function recordObject(fields: readonly InferredField[], column: string): string | undefined {
+  if (!recordPlace(column) || !ownRecordId(fields, column)) return undefined;
+  const parent = parentOf(column);
+  const object = fields.find(
+    (f) =>
+      f.name !== column &&
+      parentOf(f.name) === parent &&
+      f.name.includes('.') === column.includes('.') &&
+      OBJECT_NAMES.has(leafWords(f.name).join('')) &&
+      f.distinct === 1 &&
+      typeof f.examples[0] === 'string',
+  );
+  const value = object?.examples[0];
+  if (!object || typeof value !== 'string') return undefined;
+  // `resource_type` beside `resource_id`: the record's id is that one, and the plain id the event's.
+  const stem = leafWords(object.name).slice(0, -1).join(' ');
+  const named = fields.some(
+    (f) => parentOf(f.name) === parent && leafWords(f.name).join(' ') === `${stem} id`,
+  );
+  const words = nameWords(value);
+  if (named || words.length === 0 || words.some((w) => EVENT_OBJECT.has(w)) || creationEvent(fields))
+    return undefined;
+  return `${object.name}: ${value}`;
+}
