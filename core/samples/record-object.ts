@@ -1,6 +1,6 @@
 /**
  * A record's own id is not an event's (issue #94, docs/creator-inference.md, "A record's object, a
- * list of records and the other side of a transfer"). A shape says the plain id a body carries
+ * list of records and the other side of a transfer"). Two shapes say the plain id a body carries
  * names a record, which every later event about that record repeats, and not one event:
  *
  * - **an object that names the record beside its id**: at the payload's top or directly in the
@@ -13,9 +13,14 @@
  *   `object: "event"` says its `id` is the event's, a `product_access` that its `id` is the
  *   access's, repeated when it is revoked. Where the body's event names the record's creation
  *   (`event_type: created`, `order.created`), the record is created once, so its id is that
- *   event's as well, as the truths take it, and the id is left filled.
+ *   event's as well, as the truths take it, and the id is left filled;
+ * - **a list of records**: rows read from a list (at the top or under a batch wrapper), several of
+ *   them, each row's plain id at its top, no two alike, where no column names the event's kind and
+ *   no column holds a time: each row is a record as it stands, not an event that happened to it.
+ *   A list of events (SendGrid's, Segment's batches) names each item's event and time, and keeps
+ *   its ids.
  *
- * The page then asks which column is the event's own id, nothing preselected (shared-id.ts
+ * Either way the page asks which column is the event's own id, nothing preselected (shared-id.ts
  * asks). Pure.
  */
 import { nameWords } from './names.ts';
@@ -35,6 +40,8 @@ const OBJECT_NAMES = new Set([
 const EVENT_OBJECT = new Set(['event', 'events', 'webhook', 'notification', 'callback', 'delivery', 'hook']);
 /** Words of an event's name that say it created the record: its id is then that event's too. */
 const CREATION = new Set(['create', 'created', 'creation', 'new', 'added', 'add', 'insert', 'inserted']);
+/** Last words of a column's name that say it holds a time. */
+const TIME_WORDS = new Set(['at', 'time', 'timestamp', 'date', 'datetime', 'ts', 'on', 'when']);
 
 const parentOf = (column: string) => column.slice(0, Math.max(column.lastIndexOf('.'), 0));
 const leafWords = (column: string) => nameWords(column.slice(column.lastIndexOf('.') + 1));
@@ -76,4 +83,19 @@ export function recordObject(fields: readonly InferredField[], column: string): 
   if (named || words.length === 0 || words.some((w) => EVENT_OBJECT.has(w)) || creationEvent(fields))
     return undefined;
   return `${object.name}: ${value}`;
+}
+
+/** Whether a column holds a time: its type, or its name's last word (`created_at`, `timestamp`). */
+const timeColumn = (f: InferredField) =>
+  f.type === 'timestamp' || f.type === 'date' || TIME_WORDS.has(leafWords(f.name).at(-1) ?? '');
+
+/**
+ * Whether `column` is the plain id of rows that are a list of records (module comment): a row's
+ * own id at its top, several values none alike, no column naming the event's kind, none a time.
+ */
+export function recordList(fields: readonly InferredField[], column: string): boolean {
+  if (column.includes('.') || !ownRecordId(fields, column)) return false;
+  const id = fields.find((f) => f.name === column);
+  if (!id || id.distinct < 2 || id.nullable) return false;
+  return eventMark(fields) === undefined && !fields.some((f) => f.distinct > 0 && timeColumn(f));
 }

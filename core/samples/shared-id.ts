@@ -17,14 +17,15 @@
  * reports its own status (record-status.ts): its own id beside a status change written as a pair
  * (`oldStatus`/`newStatus`), or beside its status and a sign it is called back about more than once
  * (its `callback_url`, its `delivered_at`), where nothing marks the body as one event. And a
- * record's own id (record-object.ts): beside an `object` that names a record, not an event.
+ * record's own id (record-object.ts): beside an `object` that names a record, not an event, or in
+ * a list of records that name no event and no time.
  * Either way the id is kept under its own name and the page asks which column is the event's own
  * id, nothing preselected, offering first the more specific ids the sample carries (the second
  * id, a column named for the event's id). Pure, but for the guesses and questions it rewrites.
  */
 import { nameWords } from './names.ts';
 import type { Question } from './questions.ts';
-import { recordObject } from './record-object.ts';
+import { recordList, recordObject } from './record-object.ts';
 import { recordStatus, STATUS } from './record-status.ts';
 import type { RuleGuess as Guess } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
@@ -112,6 +113,8 @@ export function sharedIdReason(fields: readonly InferredField[], column: string)
     return `the id of the ${reported.thing}, which each of its status reports shares (${reported.status})`;
   const object = recordObject(fields, column);
   if (object) return `the id of the record its object names (${object}), which every event about it repeats`;
+  if (recordList(fields, column))
+    return "a row's own id in a list of records that name no event and no time: each later event about the record repeats it";
   const second = secondIds(fields, column)[0];
   if (second)
     return `beside ${second}, a second id of the same thing: one names what was sent to many, the other one recipient's copy`;

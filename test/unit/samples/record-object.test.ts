@@ -9,7 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { guessChoices, inferFields, parseSample } from '../../../core/samples/index.ts';
-import { recordObject } from '../../../core/samples/record-object.ts';
+import { recordList, recordObject } from '../../../core/samples/record-object.ts';
 import { fieldsOf } from '../../support/page-steps.ts';
 import { eventIdAsk, eventIdFilled } from './rule-fields.ts';
 
@@ -119,5 +119,46 @@ describe('the creator: a record’s object beside its id', () => {
     const deep = { event: 'x.updated', items: { thing: { object: 'invoice', id: 'in_5' } } };
     assert.equal(recordObject(fieldsOf(deep), 'items.thing.id'), undefined);
     assert.equal(recordObject(fieldsOf({ ...access, order_id: 9 }), 'order_id'), undefined);
+  });
+});
+
+/** Records as a CRM sends them in a batch: the record's id and name, nothing else. */
+const records = [
+  { id: 'acc-1', name: 'Acme' },
+  { id: 'acc-2', name: 'Globex' },
+];
+
+describe('the creator: a list of records', () => {
+  it('asks, none preselected, rather than fill the ids of a bare list of records', () => {
+    asked(records, 'id');
+    assert.equal(recordList(fieldsOf(records), 'id'), true);
+  });
+
+  it('reads the same of a list under a batch wrapper, as NDJSON, and of other ids', () => {
+    askedIn(textGuess(JSON.stringify({ records }), 'records'), 'id');
+    askedIn(textGuess(records.map((r) => JSON.stringify(r)).join('\n')), 'id');
+    const uuids = [
+      { uuid: 'u1', title: 'Lead A', stage: 'open' },
+      { uuid: 'u2', title: 'Lead B', stage: 'won' },
+      { uuid: 'u3', title: 'Lead C', stage: 'lost' },
+    ];
+    asked(uuids, 'uuid');
+  });
+
+  it('keeps the ids of a list of events: each row names its event or its time', () => {
+    const events = [
+      { id: 'e1', event: 'open', email: 'a@example.com' },
+      { id: 'e2', event: 'click', email: 'b@example.com' },
+    ];
+    assert.equal(recordList(fieldsOf(events), 'id'), false);
+    assert.deepEqual(eventIdFilled(events), ['id']);
+    const timed = records.map((r, i) => ({ ...r, updated_at: `2026-04-0${i + 1}T10:00:00Z` }));
+    assert.equal(recordList(fieldsOf(timed), 'id'), false);
+    assert.deepEqual(eventIdFilled(timed), ['id']);
+  });
+
+  it('reads no list in one object alone, nor a nested id', () => {
+    assert.equal(recordList(fieldsOf(records[0]), 'id'), false);
+    assert.equal(recordList(fieldsOf(records.map((r) => ({ account: r }))), 'account.id'), false);
   });
 });
