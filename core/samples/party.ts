@@ -392,13 +392,103 @@ export function heldByBusiness(fields: readonly InferredField[]): (column: strin
       kinds.set(f.name.slice(0, at), `${f.name}: ${values[0]}`);
   }
   const desk = deskActor(fields);
+  const side = otherSide(fields);
   return (column) => {
     const parts = column.split('.');
     for (let i = parts.length - 1; i >= 1; i--) {
       const says = kinds.get(parts.slice(0, i).join('.'));
       if (says) return `its object says it holds the business's (${says}), not the person`;
     }
-    return desk(column);
+    return desk(column) ?? side(column);
+  };
+}
+
+/**
+ * Words naming the side a money movement goes to (docs/creator-inference.md, "A record's object,
+ * a list of records and the other side of a transfer"): a transfer's `destination`
+ * (`destination_transaction.user`, `destination_account`). `payee` and `receiver` are the
+ * business's words already (BUSINESS_PARTY); a `recipient` is the other side only where a payer
+ * stands beside it (RECIPIENT). Not a `counterparty`, which Modern Treasury's truth names for the
+ * person (the company's customer), nor a `beneficiary` (RELATED_PARTY's comment).
+ */
+const DESTINATION = new Set(['destination', 'dest']);
+/**
+ * Words a destination word may stand with in a segment: what goes there (a transaction, an
+ * account, a wallet) or who holds it, or a detail. `destinationCalendar`, `payment_destination`
+ * name no side of a transfer.
+ */
+const SIDE_THINGS = new Set([
+  'transaction',
+  'transfer',
+  'account',
+  'wallet',
+  'party',
+  'user',
+  'customer',
+  'holder',
+  'details',
+  'info',
+  'email',
+  'phone',
+  'mobile',
+  'name',
+  'id',
+]);
+/** A message's or a payout's `recipient` is the person; beside a payer, it is the other side. */
+const RECIPIENT = new Set(['recipient']);
+/** Words of the side the money comes from: with one, a recipient is the other side. */
+const PAYING_SIDE = new Set(['payer', 'debtor', 'remitter', 'sender']);
+/** Words of money moving in a body's column names. */
+const MONEY = new Set(['amount', 'total', 'fee', 'price', 'balance']);
+/**
+ * Words that say the money goes to the person (a payout, a withdrawal, a refund, a credit to their
+ * account): the receiving side is then the person, and no side is refused.
+ */
+const TOWARD_PERSON = new Set([
+  'payout',
+  'payouts',
+  'withdrawal',
+  'withdrawals',
+  'withdraw',
+  'disbursement',
+  'disbursements',
+  'cashout',
+  'refund',
+  'refunds',
+  'refunded',
+  'credit',
+  'credited',
+]);
+/** Last words of a column naming a body's or an object's kind, which may say the money's way. */
+const WAY_KIND = new Set(['type', 'event', 'kind', 'object', 'action', 'topic', 'direction', 'subtype']);
+
+/**
+ * Why a column is the other side of a money movement, never the person (docs section above
+ * DESTINATION): a column under or named with a destination word (`destination_transaction.user.email`,
+ * `destination_email`), or with a `recipient` where a payer's column stands in the body too, in a
+ * body where money moves (an amount, a total, a fee) and nothing says it goes to the person (a
+ * payout, a withdrawal, a refund, a credit, in a kind's value or a column's name). Still personal
+ * data, as any person's details are; undefined for any other column.
+ */
+export function otherSide(fields: readonly InferredField[]): (column: string) => string | undefined {
+  const names = fields.flatMap((f) => f.name.split('.').flatMap((p) => nameWords(p)));
+  const ways = fields.flatMap((f) =>
+    WAY_KIND.has(nameWords(f.name.slice(f.name.lastIndexOf('.') + 1)).at(-1) ?? '')
+      ? f.examples.filter((v): v is string => typeof v === 'string').flatMap((v) => nameWords(v))
+      : [],
+  );
+  const moves = names.some((w) => MONEY.has(w));
+  const toPerson = [...names, ...ways].find((w) => TOWARD_PERSON.has(w));
+  if (!moves || toPerson) return () => undefined;
+  const paying = names.some((w) => PAYING_SIDE.has(w));
+  return (column) => {
+    for (const segment of column.split('.')) {
+      const words = nameWords(segment);
+      const word = words.find((w) => DESTINATION.has(w) || (paying && RECIPIENT.has(w)));
+      if (word && words.every((w) => w === word || SIDE_THINGS.has(w)))
+        return `inside ${segment}: "${word}" names the other side of the money movement, not the person`;
+    }
+    return undefined;
   };
 }
 

@@ -14,7 +14,7 @@
  */
 import { actorOf } from './actor.ts';
 import { nameWords } from './names.ts';
-import { partyOf } from './party.ts';
+import { heldByBusiness, partyOf } from './party.ts';
 import type { Question } from './questions.ts';
 import type { RuleGuess as Guess } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
@@ -72,8 +72,11 @@ interface Candidate {
 
 /** Every column of the payload that holds a detail of a person's party, always-empty ones left out. */
 function candidatesOf(fields: readonly InferredField[]): Candidate[] {
+  // A party its object or the body says is the business's, or the other side of a transfer, is
+  // no rival for the person (party.ts `heldByBusiness`).
+  const held = heldByBusiness(fields);
   return fields.flatMap((f) => {
-    const party = f.distinct > 0 ? personParty(f.name) : undefined;
+    const party = f.distinct > 0 && !held(f.name) ? personParty(f.name) : undefined;
     const kind = party ? kindOf(f) : undefined;
     return party && kind ? [{ column: f.name, kind, party }] : [];
   });
