@@ -15,8 +15,9 @@
  *   (`event_type: created`, `order.created`), the record is created once, so its id is that
  *   event's as well, as the truths take it, and the id is left filled;
  * - **a list of records**: rows read from a list (at the top or under a batch wrapper), several of
- *   them, each row's plain id at its top, no two alike, where no column names the event's kind and
- *   no column holds a time: each row is a record as it stands, not an event that happened to it.
+ *   them, each row's plain id at its top, no two alike, beside the record's own name (`name`,
+ *   `title`), where no column names the event's kind and no column holds a time: each row is a
+ *   record as it stands, not an event that happened to it.
  *   A list of events (SendGrid's, Segment's batches) names each item's event and time, and keeps
  *   its ids.
  *
@@ -40,6 +41,12 @@ const OBJECT_NAMES = new Set([
 const EVENT_OBJECT = new Set(['event', 'events', 'webhook', 'notification', 'callback', 'delivery', 'hook']);
 /** Words of an event's name that say it created the record: its id is then that event's too. */
 const CREATION = new Set(['create', 'created', 'creation', 'new', 'added', 'add', 'insert', 'inserted']);
+/**
+ * Names of a record's own name at a row's top: a row that names a thing and no event is that thing
+ * as it stands. Rows of ids, amounts and statuses alone (a test's or an export's events) are not read
+ * as records.
+ */
+const RECORD_NAME = new Set(['name', 'title', 'label', 'display name', 'full name']);
 /** Last words of a column's name that say it holds a time. */
 const TIME_WORDS = new Set(['at', 'time', 'timestamp', 'date', 'datetime', 'ts', 'on', 'when']);
 
@@ -91,11 +98,15 @@ const timeColumn = (f: InferredField) =>
 
 /**
  * Whether `column` is the plain id of rows that are a list of records (module comment): a row's
- * own id at its top, several values none alike, no column naming the event's kind, none a time.
+ * own id at its top, several values none alike, beside the record's name, no column naming the
+ * event's kind, none a time.
  */
 export function recordList(fields: readonly InferredField[], column: string): boolean {
   if (column.includes('.') || !ownRecordId(fields, column)) return false;
   const id = fields.find((f) => f.name === column);
   if (!id || id.distinct < 2 || id.nullable) return false;
-  return eventMark(fields) === undefined && !fields.some((f) => f.distinct > 0 && timeColumn(f));
+  if (eventMark(fields) !== undefined || fields.some((f) => f.distinct > 0 && timeColumn(f))) return false;
+  return fields.some(
+    (f) => !f.name.includes('.') && f.distinct > 0 && RECORD_NAME.has(leafWords(f.name).join(' ')),
+  );
 }

@@ -157,6 +157,16 @@ describe('the creator: a list of records', () => {
     assert.deepEqual(eventIdFilled(timed), ['id']);
   });
 
+  it('reads no record in rows that name no thing: ids, amounts and statuses alone', () => {
+    const rows = [
+      { id: 'r-1', amount: 9, status: 'ok' },
+      { id: 'r-2', amount: 4, status: 'ok' },
+    ];
+    assert.equal(recordList(fieldsOf(rows), 'id'), false);
+    assert.deepEqual(eventIdFilled(rows), ['id']);
+    assert.equal(recordList(fieldsOf(rows.map((r, i) => ({ ...r, title: `Deal ${i}` }))), 'id'), true);
+  });
+
   it('reads no list in one object alone, nor a nested id', () => {
     assert.equal(recordList(fieldsOf(records[0]), 'id'), false);
     assert.equal(recordList(fieldsOf(records.map((r) => ({ account: r }))), 'account.id'), false);
