@@ -30,7 +30,7 @@ import { listCount } from './list-count.ts';
 import { envelopeNamedIdQuestion, unnamedEventIdQuestion } from './named-event-id.ts';
 import { fieldName, nameWords } from './names.ts';
 import { deliveredIdQuestion, namedForAnotherRecord, ownIdQuestion } from './own-id.ts';
-import { heldByBusiness, otherParty, partyRole, unclaimedDetailQuestions } from './party.ts';
+import { heldByBusiness, otherParty, partyRole, relatedDetail, unclaimedDetailQuestions } from './party.ts';
 import { clientOfPerson, partyIdQuestion } from './party-id.ts';
 import { PARTY_TIME_DROP, partyTime } from './party-time.ts';
 import { lonePersonIdQuestions, personReferenceQuestion } from './person-id-evidence.ts';
@@ -508,7 +508,8 @@ export function guessChoices(
           ? (roles[i] as RoleReading).why
           : '',
       ),
-      ...(PERSONAL.has(g.target) || (g.target !== 'skip' && personalDetail(f, roles[i] as RoleReading))
+      ...(PERSONAL.has(g.target) ||
+      (g.target !== 'skip' && (personalDetail(f, roles[i] as RoleReading) || relatedDetail(f)))
         ? { personal: true as const }
         : {}),
     };

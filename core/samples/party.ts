@@ -129,6 +129,27 @@ function relationWord(words: readonly string[]): string | undefined {
     : undefined;
 }
 
+/**
+ * Relation words of work, whose objects hold a bot or a desk's staff as often as a person
+ * (Kustomer's `assistant`, a directory's `manager`): no detail under them is marked by
+ * relatedDetail.
+ */
+const WORK_RELATION = new Set(['assistant', 'manager', 'supervisor']);
+
+/**
+ * Whether a column is a detail of a person tied to the event's person (RELATED_PARTY): any of them,
+ * not only the e-mail and phone personal.ts reads by name (an emergency contact's
+ * `relationship`, a guardian's `notes`), once it holds a value and is not a flag. Not under a
+ * relation of work (WORK_RELATION), and `emergency` only as a contact (`emergency_contact_*`,
+ * never an insurance's `HomeEmergencyPremium`). Personal data, never the person's.
+ */
+export function relatedDetail(f: InferredField): boolean {
+  if (f.distinct === 0 || f.type === 'boolean') return false;
+  const p = partyOf(f.name);
+  if (p?.party !== 'related' || WORK_RELATION.has(p.word)) return false;
+  return p.word !== 'emergency' || nameWords(p.segment).includes('contact');
+}
+
 /** Words that name the person an event is about. */
 export const PERSON_PARTY = new Set([
   'customer',
