@@ -30,7 +30,7 @@ import { listCount } from './list-count.ts';
 import { envelopeNamedIdQuestion, unnamedEventIdQuestion } from './named-event-id.ts';
 import { fieldName, nameWords } from './names.ts';
 import { deliveredIdQuestion, namedForAnotherRecord, ownIdQuestion } from './own-id.ts';
-import { heldByBusiness, otherParty, partyRole, relatedDetail, unclaimedDetailQuestions } from './party.ts';
+import { heldByBusiness, otherParty, partyRole, personalData, unclaimedDetailQuestions } from './party.ts';
 import { clientOfPerson, partyIdQuestion } from './party-id.ts';
 import { PARTY_TIME_DROP, partyTime } from './party-time.ts';
 import { lonePersonIdQuestions, personReferenceQuestion } from './person-id-evidence.ts';
@@ -40,7 +40,6 @@ import {
   personRecordOwnIdQuestion,
 } from './person-record.ts';
 import { personTypeIdQuestion } from './person-type-id.ts';
-import { personalDetail } from './personal.ts';
 import { currencyBeside, priceBesideCurrency, valueBesideCurrency } from './price-value.ts';
 import { type Evidence, evidenceOf, type Question, questionsFor } from './questions.ts';
 import { recordIdQuestion } from './record-id.ts';
@@ -508,8 +507,7 @@ export function guessChoices(
           ? (roles[i] as RoleReading).why
           : '',
       ),
-      ...(PERSONAL.has(g.target) ||
-      (g.target !== 'skip' && (personalDetail(f, roles[i] as RoleReading) || relatedDetail(f)))
+      ...(PERSONAL.has(g.target) || (g.target !== 'skip' && personalData(f, roles[i] as RoleReading))
         ? { personal: true as const }
         : {}),
     };

@@ -11,6 +11,7 @@
 import { deskActor } from './desk-actor.ts';
 import { leafSide } from './evidence.ts';
 import { nameWords } from './names.ts';
+import { personalDetail } from './personal.ts';
 import type { Question, QuestionColumn } from './questions.ts';
 import { type Direction, type RoleReading, roleOf, WRAPPERS } from './roles.ts';
 import type { InferredField } from './sample.ts';
@@ -149,6 +150,10 @@ export function relatedDetail(f: InferredField): boolean {
   if (p?.party !== 'related' || WORK_RELATION.has(p.word)) return false;
   return p.word !== 'emergency' || nameWords(p.segment).includes('contact');
 }
+
+/** Whether a column is personal data: a person's detail by personal.ts, or a related person's (above). */
+export const personalData = (f: InferredField, role: RoleReading) =>
+  personalDetail(f, role) || relatedDetail(f);
 
 /** Words that name the person an event is about. */
 export const PERSON_PARTY = new Set([
