@@ -80,7 +80,7 @@ const HELD_OUT_SHA256: string | null = '974e5f978d659f83b4f0f72f854a3d64dea95906
  * then. Never fixed by tuning on it (that would make it one more tuned part); pinned so that a
  * change either way is seen, and the documented figure stays true.
  */
-const HELD_OUT_SILENT_WRONG: number | null = null;
+const HELD_OUT_SILENT_WRONG: number | null = 7;
 
 /** Skips a held-out test with its reason in the title, so the run says why: never the tuned part's. */
 function skipFor(test: Mocha.Context, reason: string): never {
