@@ -43,6 +43,15 @@ export const CORPUS = resolve(import.meta.dirname, '../test/fixtures/creator-cor
  */
 export const HELD_OUT: string | null = 'held-out-31';
 /**
+ * The next held-out part, when one is committed while another is still held out: a folder under
+ * the corpus, written by an engineer who did not read the inference code and committed before the
+ * rules that answer the held-out part's errors, so that it precedes every change it is to measure.
+ * Pinned by its hash in test/unit/creator-corpus.test.ts, it is never loaded, run or measured
+ * while queued (no part of the corpus reads it); when the held-out part is retired, it becomes
+ * `HELD_OUT`. Null while none waits: `held-out-32` (20 vendors, from d61f3870 to 98c444e2).
+ */
+export const QUEUED: string | null = 'held-out-32';
+/**
  * Whether the held-out part is run: false from its commit until the inference changes made after
  * it are done (only its reading step runs meanwhile), then true, and it is measured as it is,
  * never tuned on.
