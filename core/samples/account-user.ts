@@ -1,8 +1,8 @@
 /**
- * An account's user beside a message's sender (issue #94, docs/creator-inference.md, "A record as
- * the body, an account's user and a booked resource"). From held-out-31's inbound SMS reply: the
- * person is the number that sent the message (`from`), and the body's top also carries `user_id`
- * beside `subaccount_id`, the vendor's account and its user who sent the original message, the
+ * An account's user beside a message's sender (issue #94, docs/creator-inference.md, "An
+ * account's user and a booked resource"). From held-out-31's inbound SMS reply: the person is
+ * the number that sent the message (`from`), and the body's top also carries `user_id` beside
+ * `subaccount_id`, the vendor's account and its user who sent the original message, the
  * business's side; `user_id` was filled as the person's id. Read by shape, at the body's top: a
  * user's id (`user_id`, `userId`, `userid`), a message's sender (`from`, `sender`, `from_number`,
  * `sender_id`, `originator`) with the message itself (`body`, `message`, `text`), and an account's

@@ -1,6 +1,6 @@
 /**
  * A booked resource and the account's user who booked it (issue #94, docs/creator-inference.md,
- * "A record as the body, an account's user and a booked resource"). From held-out-31's resource
+ * "An account's user and a booked resource"). From held-out-31's resource
  * scheduling tool: a booking reserves a `resource`, the business's staff member or room, and the
  * envelope names under `user` the account's user who acted; the booking names no customer. The
  * resource's e-mail and the user's id were filled as the person's. Read by shape: a body that
