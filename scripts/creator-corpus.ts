@@ -21,8 +21,7 @@ export const CORPUS = resolve(import.meta.dirname, '../test/fixtures/creator-cor
 /**
  * The part held out now: a folder under the corpus, committed on its own before the inference
  * changes it is to measure, pinned by its hash in test/unit/creator-corpus.test.ts, or null while
- * none is committed: `held-out-31` (20 vendors, from b6d0372a to 23c24d3f). `held-out` (22
- * vendors, until 2026-11-27), `held-out-2` (20 vendors, from
+ * none is committed. `held-out` (22 vendors, until 2026-11-27), `held-out-2` (20 vendors, from
  * 07adfff1), `held-out-3` (21 vendors, from d03bfb75), `held-out-4` (20 vendors, from 358f7dd9),
  * `held-out-5` (20 vendors, from 0c487a8b), `held-out-6` (20 vendors, from d8593bba),
  * `held-out-7` (20 vendors, from 610deebd), `held-out-8` (20 vendors, from 0c11602c), each until
@@ -37,11 +36,11 @@ export const CORPUS = resolve(import.meta.dirname, '../test/fixtures/creator-cor
  * `held-out-24` (20 vendors, from d0ec9667), `held-out-25` (20 vendors, from 070dc3b4),
  * `held-out-26` (20 vendors, from 1018151b), `held-out-27` (20 vendors, from 88096dd0),
  * `held-out-28` (20 vendors, from 82c3b05c to db92569f), `held-out-29` (20 vendors, from
- * 3f0b3e0b) and `held-out-30` (20 vendors, from e1984296 to 26563b08), each until 2026-11-29,
- * were held out and are now part of `tuned` (docs/creator-inference.md says what each measured
- * then).
+ * 3f0b3e0b), `held-out-30` (20 vendors, from e1984296 to 26563b08) and `held-out-31` (20
+ * vendors, from b6d0372a to 23c24d3f), each until 2026-11-29, were held out and are now part of
+ * `tuned` (docs/creator-inference.md says what each measured then).
  */
-export const HELD_OUT: string | null = 'held-out-31';
+export const HELD_OUT: string | null = null;
 /**
  * The next held-out part, when one is committed while another is still held out: a folder under
  * the corpus, written by an engineer who did not read the inference code and committed before the
@@ -56,7 +55,7 @@ export const QUEUED: string | null = 'held-out-32';
  * it are done (only its reading step runs meanwhile), then true, and it is measured as it is,
  * never tuned on.
  */
-export const HELD_OUT_MEASURED = true;
+export const HELD_OUT_MEASURED = false;
 
 /** A part of the corpus: `tuned`, or the held-out part's folder name. */
 export type Split = string;

@@ -8,6 +8,8 @@
  * an object where a business party keeps details of its own, is asked about, unless the payload
  * says it is about a person (`event_type: person.created`). Pure.
  */
+import { accountUser } from './account-user.ts';
+import { bookedResource } from './booked-resource.ts';
 import { deskActor } from './desk-actor.ts';
 import { leafSide } from './evidence.ts';
 import { nameWords } from './names.ts';
@@ -419,13 +421,15 @@ export function heldByBusiness(fields: readonly InferredField[]): (column: strin
   }
   const desk = deskActor(fields);
   const side = otherSide(fields);
+  const account = accountUser(fields);
+  const booked = bookedResource(fields);
   return (column) => {
     const parts = column.split('.');
     for (let i = parts.length - 1; i >= 1; i--) {
       const says = kinds.get(parts.slice(0, i).join('.'));
       if (says) return `its object says it holds the business's (${says}), not the person`;
     }
-    return desk(column) ?? side(column);
+    return desk(column) ?? side(column) ?? account(column) ?? booked(column);
   };
 }
 

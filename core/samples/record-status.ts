@@ -19,8 +19,17 @@
  * status alone is not enough: a created order or a paid invoice carries its status too, and the
  * truths take its id as that event's (a status alone asked 21 such ids on the tuned part). The
  * page then asks which column is the event's own id, nothing preselected (shared-id.ts asks).
+ * From held-out-31 (docs, "A record as the body, an account's user and a booked resource") the
+ * callback's signs are no longer needed at the top or in a wrapper: where nothing marks the body
+ * as one event, the body is the record, and its own id is asked whatever else it carries (a lead
+ * whose tag changed, an order paid, a ticket updated look alike from the body). A `type` or `kind`
+ * whose one value is a category in capitals (`BUG`) beside the record's status is the record's,
+ * no mark of an event. This reading covers record-object.ts's list of records and its object
+ * without an event named; the object under an event's name stays there.
  * Pure.
  */
+import { carriedList } from './batch-envelope.ts';
+import { deliveryColumns } from './delivery.ts';
 import { eventNamed } from './moneyless-event.ts';
 import { nameWords } from './names.ts';
 import { WRAPPERS } from './plain-id-offer.ts';
@@ -140,18 +149,76 @@ function calledBack(fields: readonly InferredField[], parent: string): string | 
  * a status beside a column that says the record is called back about more than once, at the top
  * or in a wrapper; undefined otherwise.
  */
+/** Names of a column saying what the body, or its wrapper, is (`object: "event"`). */
+const OBJECT_NAME = /^(object|object ?type|resource ?type|entity ?type|record ?type|object ?kind)$/;
+/** Words of such a value, or of an id's prefix, that say the body is an event or its delivery. */
+const ENVELOPE_WORDS = new Set([
+  'event',
+  'events',
+  'webhook',
+  'notification',
+  'callback',
+  'delivery',
+  'hook',
+]);
+/** An id's prefix naming an event (`evt_1`, `event-7`, `ntf_2`). */
+const EVENT_PREFIX = /^(evt|ev|event|ntf|notif|notification)[_-]/i;
+
+/**
+ * Why the body is an event's envelope, not a bare record, though no column names the event:
+ * an `object` field beside the id naming an event (`object: "event"`, `webhook_event`), an id
+ * whose prefix names one (`evt_1`), a counter of the delivery's attempts at the top (the
+ * vendor retries an event, not a record), or a list of events it carries. Undefined for a bare
+ * record.
+ */
+function envelopeSign(fields: readonly InferredField[], column: string, parent: string): string | undefined {
+  const object = fields.find(
+    (f) =>
+      inObject(f, parent) &&
+      f.distinct === 1 &&
+      OBJECT_NAME.test(leafWords(f.name).join(' ')) &&
+      typeof f.examples[0] === 'string' &&
+      nameWords(f.examples[0]).some((w) => ENVELOPE_WORDS.has(w)),
+  );
+  if (object) return object.name;
+  const id = fields.find((f) => f.name === column);
+  if (id?.examples.some((v) => typeof v === 'string' && EVENT_PREFIX.test(v))) return column;
+  const attempts = deliveryColumns(fields).find((d) => d.kind === 'attempt' && !d.column.includes('.'));
+  if (attempts) return attempts.column;
+  // A list of events the body carries (batch-envelope.ts): the body delivers events, and that
+  // rule asks about its id.
+  return carriedList(fields)?.column;
+}
+
+/** Names of a column that may give either the event's kind or the record's own category. */
+const CATEGORY = new Set(['type', 'kind']);
+
+/**
+ * Whether the body's only mark of an event is a `type` or `kind` at its top whose one value is a
+ * category of the record (`BUG`, `FEATURE`: one word, in capitals, no change named), beside the
+ * record's own status: a ticket's type, not the event's.
+ */
+function categoryOnly(fields: readonly InferredField[], mark: string): boolean {
+  const f = fields.find((c) => c.name === mark);
+  const value = f?.examples[0];
+  if (f?.distinct !== 1 || typeof value !== 'string' || !CATEGORY.has(mark.toLowerCase())) return false;
+  if (!/^[A-Z][A-Z0-9_]*$/.test(value) || nameWords(value).length !== 1) return false;
+  return fields.some((c) => !c.name.includes('.') && c.distinct === 1 && statusName(leafWords(c.name)));
+}
+
 export function recordStatus(
   fields: readonly InferredField[],
   column: string,
 ): { readonly thing: string; readonly status: string } | undefined {
-  if (!ownRecordId(fields, column) || eventMark(fields)) return undefined;
+  const mark = eventMark(fields);
+  if (!ownRecordId(fields, column) || (mark && !categoryOnly(fields, mark))) return undefined;
   const parent = parentOf(column);
   const change = statusPair(fields, parent);
   if (change) return { thing: 'record whose status changed', status: change };
   if (!recordPlace(column)) return undefined;
   const status = ownStatus(fields, parent);
   const back = status ? calledBack(fields, parent) : undefined;
-  return status && back
-    ? { thing: 'record whose status it reports', status: `${status}; ${back}` }
-    : undefined;
+  if (status && back) return { thing: 'record whose status it reports', status: `${status}; ${back}` };
+  if (envelopeSign(fields, column, parent)) return undefined;
+  return { thing: 'record the body is', status: 'no column names the event, no id is named for it' };
 }

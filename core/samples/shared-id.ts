@@ -109,6 +109,8 @@ export function sharedIdReason(fields: readonly InferredField[], column: string)
   const thing = nameWords(column).find((w) => SHARED.has(w));
   if (thing) return `named for a ${thing.replace(/s$/, '')}, whose id every recipient's event shares`;
   const reported = reportStatus(fields, column);
+  if (reported?.thing === 'record the body is')
+    return `the id of the record the body is, which every later event about it repeats (${reported.status})`;
   if (reported)
     return `the id of the ${reported.thing}, which each of its status reports shares (${reported.status})`;
   const object = recordObject(fields, column);

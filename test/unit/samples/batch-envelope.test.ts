@@ -58,10 +58,14 @@ describe('the creator: a batch’s envelope id is not the event’s', () => {
       ['id'],
     );
     assert.deepEqual(eventIds(delivery), []);
-    // An order's own id beside its line items (each with an id): the order's, the event's id.
+    // An order's own id beside its line items (each with an id): the order's, no delivery's; the
+    // order posted as the body, nothing naming an event, its id is asked as the event's
+    // (record-status.ts).
     const order = read({ id: 'ord_1', total: 12, line_items: [{ id: 'li_1' }, { id: 'li_2' }] });
     assert.equal(carriedList(order.fields), undefined);
-    assert.deepEqual(eventIds(order), ['id']);
+    assert.deepEqual(batchDeliveryIds(order.fields), []);
+    assert.deepEqual(eventIds(order), []);
+    assert.ok(order.guesses.questions.some((q) => q.target === 'event_id' && q.options[0]?.column === 'id'));
   });
 
   it('takes each event’s own id from its record when the list is taken as the rows', () => {

@@ -18,7 +18,7 @@ const eventIds = (body: unknown) =>
     .map((c) => c.column);
 
 describe('the creator: an id written with a leading $', () => {
-  it('takes a session’s top-level $id as the event’s, where it took none', () => {
+  it('reads a session’s top-level $id as its own id: offered as the event’s, taken beside an event’s name', () => {
     const session = {
       $id: '5e5ea5c16897e',
       $createdAt: '2026-11-02T09:00:00.000+00:00',
@@ -26,7 +26,15 @@ describe('the creator: an id written with a leading $', () => {
       ip: '127.0.0.1',
       provider: 'email',
     };
-    assert.deepEqual(eventIds(session), ['$id']);
+    // The session posted as the body, nothing naming an event: its id is asked (record-status.ts).
+    assert.deepEqual(eventIds(session), []);
+    assert.deepEqual(
+      guess(session)
+        .questions.find((q) => q.target === 'event_id')
+        ?.options.map((o) => o.column),
+      ['$id'],
+    );
+    assert.deepEqual(eventIds({ ...session, event: 'session.create' }), ['$id']);
   });
 
   it('takes no other $ name as an id', () => {

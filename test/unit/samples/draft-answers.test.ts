@@ -113,7 +113,11 @@ describe('creator: the person’s answer to an event-id question is the key', ()
   });
 
   it('moving a column off event_id refuses it; choosing it again takes that back', () => {
-    const { choices } = read({ id: 'b-77', data: { received: 2, events: [{ type: 'opened' }] } });
+    const { choices } = read({
+      id: 'b-77',
+      type: 'batch.received',
+      data: { received: 2, events: [{ type: 'opened' }] },
+    });
     const at = choices.findIndex((c) => c.column === 'id');
     const off = retarget(choices[at] as (typeof choices)[number], 'event_data');
     assert.equal(off.notEventId, true);

@@ -53,11 +53,20 @@ describe('the creator: a flat record’s reference offered as the event’s id',
   });
 
   it('offers nothing beside an id already taken or asked', () => {
+    // The payment posted as the body, nothing naming an event: its own id is asked
+    // (record-status.ts), alone; its references are not offered beside it.
+    assert.deepEqual(
+      idAsk({ ...notice, id: 'pay_1' })?.options.map((o) => o.column),
+      ['id'],
+    );
+    assert.deepEqual(filled({ ...notice, id: 'pay_1' }), []);
+    assert.deepEqual(filled({ ...notice, id: 'pay_1', type: 'payment.paid' }), ['id']);
     assert.equal(
-      idAsk({ ...notice, id: 'pay_1' })?.options.some((o) => o.column === 'bank_reference'),
+      idAsk({ ...notice, id: 'pay_1', type: 'payment.paid' })?.options.some(
+        (o) => o.column === 'bank_reference',
+      ),
       undefined,
     );
-    assert.deepEqual(filled({ ...notice, id: 'pay_1' }), ['id']);
     const withEventId = idAsk({ ...notice, event_id: 'e-1', type: 'payment.paid' });
     assert.ok(!withEventId?.options.some((o) => o.column === 'bank_reference'));
   });

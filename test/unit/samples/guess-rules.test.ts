@@ -326,7 +326,9 @@ describe('samples: the value and its currency', () => {
       },
       { id: 'i2', invoice: { amount_paid: 1200, amount_due: 0, amount_remaining: null, amount_refunded: 0 } },
     ];
-    const [which, ...more] = guess(rows).questions;
+    // The rows are invoices posted as the body, nothing naming an event: their ids are asked too
+    // (record-status.ts); this test is about the amounts.
+    const [which, ...more] = guess(rows).questions.filter((q) => q.target !== 'event_id');
     assert.deepEqual(more, []);
     assert.equal(
       `${which?.target} ${which?.field}: ${which?.ask}`,

@@ -46,7 +46,9 @@ describe('the creator: the person record’s own id', () => {
 
   it('asks with no answer preselected, offering the record’s own id first when it is the event’s id', () => {
     const { guesses } = read(contact);
-    assert.equal(targetOf(guesses, 'id'), 'event_id');
+    // The contact posted as the body, nothing naming an event: its own id is asked as the event's
+    // too (record-status.ts), and offered first as the person's.
+    assert.ok(guesses.questions.some((x) => x.target === 'event_id' && x.options[0]?.column === 'id'));
     const q = guesses.questions.find((x) => PERSON_ID.has(x.target));
     assert.ok(q?.noneGuessed, 'the question preselects no answer');
     assert.deepEqual(

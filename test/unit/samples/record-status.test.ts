@@ -96,13 +96,19 @@ describe('the creator: a record that reports its own status', () => {
     asked(same, 'id');
   });
 
-  it('still fills a created order’s id: a status with no sign of a callback, or a region named state', () => {
+  it('reads a status with no sign of a callback, or a region named state, as the record the body is', () => {
+    // Nothing marks the body as one event: the record's id is asked whatever its status says
+    // (docs, "A record as the body"), and only a callback's signs name the status report.
     const { callback_url: _, ...order } = payout;
-    assert.deepEqual(eventIdFilled(order), ['id']);
+    asked(order, 'id');
+    assert.deepEqual(eventIdFilled({ ...order, event: 'order.created' }), ['id']);
     asked({ ...order, notification_url: 'https://shop.example/n' }, 'id');
     const placed = { id: 'c-4', state: 'CA', delivered_at: '2026-03-01T10:00:00Z' };
-    assert.equal(recordStatus(fieldsOf(placed), 'id'), undefined);
-    assert.notEqual(recordStatus(fieldsOf({ ...placed, state: 'delivered' }), 'id'), undefined);
+    assert.equal(recordStatus(fieldsOf(placed), 'id')?.thing, 'record the body is');
+    assert.equal(
+      recordStatus(fieldsOf({ ...placed, state: 'delivered' }), 'id')?.thing,
+      'record whose status it reports',
+    );
     // An id of another record beside the status (`order_id` in a refund) is not the record's own.
     assert.equal(
       recordStatus(

@@ -81,13 +81,17 @@ describe('creator: a caller’s request reference is not the event’s id', () =
     assert.equal(targetOf(g, 'idempotency_key'), 'event_id');
   });
 
-  it('preselects the id of the object the payload is about over a top-level reference', () => {
+  it('offers the id of the object the payload is about before a top-level reference', () => {
     const g = guess([{ idempotency_key: 'k1', data: { id: 'pay_1', status: 'ok' } }]);
     assert.deepEqual(
       idQuestion(g)?.options.map((o) => o.column),
       ['data.id', 'idempotency_key'],
     );
-    assert.equal(targetOf(g, 'data.id'), 'event_id');
+    // Nothing names an event: the record's own id is offered, not preselected (record-status.ts).
+    assert.ok(idQuestion(g)?.noneGuessed);
+    assert.equal(targetOf(g, 'idempotency_key'), 'event_data');
+    const typed = guess([{ idempotency_key: 'k1', type: 'payment.ok', data: { id: 'pay_1', status: 'ok' } }]);
+    assert.equal(targetOf(typed, 'data.id'), 'event_id');
   });
 
   it('asks nothing of a reference inside another object: that object’s, kept as a field', () => {
