@@ -2,6 +2,7 @@
  * What the rule-by-rule tests of core/samples/evidence.ts and personal.ts read a column with: a
  * text column of given values, and the roles a column can be read in.
  */
+import assert from 'node:assert/strict';
 import { guessChoices, inferFields, parseSample } from '../../../core/samples/index.ts';
 import { personalDetail } from '../../../core/samples/personal.ts';
 import type { RoleReading } from '../../../core/samples/roles.ts';
@@ -42,3 +43,14 @@ export const eventIdFilled = (body: unknown) =>
   guessOf(body)
     .columns.filter((c) => c.target === 'event_id')
     .map((c) => c.column);
+
+/** The page asks about the event id of `body`, nothing preselected, offers `column`, fills none. */
+export function eventIdAskedOnly(body: unknown, column: string): void {
+  assert.deepEqual(eventIdFilled(body), [], column);
+  const q = eventIdAsk(body);
+  assert.ok(q?.noneGuessed, column);
+  assert.ok(
+    q.options.some((o) => o.column === column),
+    column,
+  );
+}
