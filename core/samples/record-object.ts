@@ -25,21 +25,10 @@
  * asks). Pure.
  */
 import { nameWords } from './names.ts';
-import { eventMark, ownRecordId, recordPlace } from './record-status.ts';
+import { EVENT_OBJECT, eventMark, OBJECT_NAMES, ownRecordId, recordPlace } from './record-status.ts';
 import type { InferredField } from './sample.ts';
 
 /** Names of a column that says what its object is, as one joined word. */
-const OBJECT_NAMES = new Set([
-  'object',
-  'objecttype',
-  'resourcetype',
-  'entitytype',
-  'recordtype',
-  'objectkind',
-]);
-/** Words of an object's name that say it is the event, or its notification or delivery. */
-const EVENT_OBJECT = new Set(['event', 'events', 'webhook', 'notification', 'callback', 'delivery', 'hook']);
-/** Words of an event's name that say it created the record: its id is then that event's too. */
 const CREATION = new Set(['create', 'created', 'creation', 'new', 'added', 'add', 'insert', 'inserted']);
 /**
  * Names of a record's own name at a row's top: a row that names a thing and no event is that thing

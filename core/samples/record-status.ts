@@ -149,10 +149,17 @@ function calledBack(fields: readonly InferredField[], parent: string): string | 
  * a status beside a column that says the record is called back about more than once, at the top
  * or in a wrapper; undefined otherwise.
  */
-/** Names of a column saying what the body, or its wrapper, is (`object: "event"`). */
-const OBJECT_NAME = /^(object|object ?type|resource ?type|entity ?type|record ?type|object ?kind)$/;
+/** Names of a column saying what the body, or its wrapper, is (`object: "event"`), as one joined word. */
+export const OBJECT_NAMES: ReadonlySet<string> = new Set([
+  'object',
+  'objecttype',
+  'resourcetype',
+  'entitytype',
+  'recordtype',
+  'objectkind',
+]);
 /** Words of such a value, or of an id's prefix, that say the body is an event or its delivery. */
-const ENVELOPE_WORDS = new Set([
+export const EVENT_OBJECT: ReadonlySet<string> = new Set([
   'event',
   'events',
   'webhook',
@@ -176,9 +183,9 @@ function envelopeSign(fields: readonly InferredField[], column: string, parent: 
     (f) =>
       inObject(f, parent) &&
       f.distinct === 1 &&
-      OBJECT_NAME.test(leafWords(f.name).join(' ')) &&
+      OBJECT_NAMES.has(leafWords(f.name).join('')) &&
       typeof f.examples[0] === 'string' &&
-      nameWords(f.examples[0]).some((w) => ENVELOPE_WORDS.has(w)),
+      nameWords(f.examples[0]).some((w) => EVENT_OBJECT.has(w)),
   );
   if (object) return object.name;
   const id = fields.find((f) => f.name === column);
