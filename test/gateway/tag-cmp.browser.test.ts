@@ -6,6 +6,11 @@
  * in `dataLayer`. What they say rides on the published events' `consent`, events made before
  * they answer wait for them (briefly), later changes reach later events, and the site's own
  * `analytics.consent()` wins.
+ *
+ * Where a test is about which comes first, a CMP's answer or the end of a hold, the page's clock
+ * is Playwright's and stands still until the test moves it (`paused`): the order is the test's,
+ * not the machine's speed (a loaded machine once let a 1.5 s CMP answer before a 200 ms hold's
+ * events were looked at).
  */
 import assert from 'node:assert/strict';
 import { GppModel } from '@iabgpp/cmpapi';
@@ -33,6 +38,7 @@ window.__tcfSay = function (data) { tcfListeners.forEach(function (l) { l(data, 
 const gppCmp = (gppString: string, sections: number[], ms: number) => `
 window.__gpp = function (command, callback) {
   if (command !== 'addEventListener') return;
+  window.gppListening = true;
   var ping = { gppVersion: '1.1', cmpStatus: 'loading', signalStatus: 'not ready', applicableSections: [-1], gppString: '' };
   callback({ eventName: 'listenerRegistered', listenerId: 1, data: true, pingData: ping }, true);
   setTimeout(function () {
@@ -97,31 +103,54 @@ describe('gateway: the tag reads the site’s consent platform', function () {
    * The first event named `name` sent from the page at `path`: a page of an earlier test may still
    * send (at pagehide, after a slow CMP) after the list was cleared, and its page view is not this one's.
    */
+  const pathOf = (e: Event) =>
+    new URL(String((e['page'] as { url?: unknown } | undefined)?.url ?? 'http://x/')).pathname;
   const eventFrom = (name: string, path: string) =>
     until(
       `${name} from ${path}`,
-      async () =>
-        events().find(
-          (e) =>
-            e['event_name'] === name &&
-            new URL(String((e['page'] as { url?: unknown } | undefined)?.url ?? 'http://x/')).pathname ===
-              path,
-        ),
+      async () => events().find((e) => e['event_name'] === name && pathOf(e) === path),
       15_000,
       50,
     );
-  const visit = async (path: string, head: string, readerDelayMs = 0): Promise<Page> => {
+  /**
+   * Opens the page at `path` in a new context. `paused`: the page's clock (timers, `Date`) stands
+   * still from the page's first script until the test runs it (`page.clock.runFor`). `reader`:
+   * the CMP reader's script (which the tag fetches only on a CMP page) is answered only once it
+   * resolves, as a slow network would.
+   */
+  const visit = async (
+    path: string,
+    head: string,
+    opts: { readonly paused?: boolean; readonly reader?: Promise<unknown> } = {},
+  ): Promise<Page> => {
     heads.set(path, head);
-    const page = await (await (browser as Browser).newContext()).newPage();
-    // A slow network for the CMP reader's script (the tag fetches it only on a CMP page).
-    if (readerDelayMs > 0)
+    const context = await (browser as Browser).newContext();
+    if (opts.paused) {
+      const now = Date.now();
+      await context.clock.install({ time: now });
+      await context.clock.pauseAt(now + 1000);
+    }
+    const page = await context.newPage();
+    const { reader } = opts;
+    if (reader)
       await page.route('**/v1/tag-cmp.js*', async (route) => {
-        await new Promise((r) => setTimeout(r, readerDelayMs));
+        await reader;
         await route.continue();
       });
-    await page.goto(`${origin}${path}`);
+    // A held reader holds the page's load event too.
+    await page.goto(`${origin}${path}`, { waitUntil: reader ? 'domcontentloaded' : 'load' });
     return page;
   };
+  /** Resolves once the CMP reader's script has come and asked the page's TCF (or GPP) stand-in. */
+  const readerAsked = (page: Page, api: 'tcf' | 'gpp') =>
+    page.waitForFunction(
+      (a) => {
+        const w = window as unknown as { tcfListeners?: unknown[]; gppListening?: boolean };
+        return a === 'tcf' ? (w.tcfListeners?.length ?? 0) > 0 : w.gppListening === true;
+      },
+      api,
+      { polling: 20 },
+    );
   /** Runs `analytics[method](...args)` in the page, then sends what waits. */
   const tell = (page: Page, method: string, ...args: unknown[]) =>
     page.evaluate(
@@ -248,7 +277,25 @@ describe('gateway: the tag reads the site’s consent platform', function () {
   it('sends with what is known when a CMP stays silent (GDPR then applies), reads GPP 1.0 and a CMP that says GDPR does not apply', async () => {
     // The reader's script takes longer than the CMP's own 500 ms hold to come: the events wait
     // for it (up to 2 s), then give the CMP its 500 ms, so GPP is read, not left pending.
-    const silent = await visit('/silent', [tcfCmp(null, 0), gpp10Cmp(GPP, [7, 8])].join('\n'), 800);
+    let arrive = () => {};
+    const reader = new Promise<void>((r) => {
+      arrive = r;
+    });
+    holds.set('/silent', 500);
+    const silent = await visit('/silent', [tcfCmp(null, 0), gpp10Cmp(GPP, [7, 8])].join('\n'), {
+      paused: true,
+      reader,
+    });
+    await silent.clock.runFor(800);
+    arrive();
+    await readerAsked(silent, 'tcf');
+    assert.deepEqual(
+      events().filter((e) => pathOf(e) === '/silent'),
+      [],
+      'held for the CMP',
+    );
+    // 500 ms of hold from the reader's arrival, then the sender's second.
+    await silent.clock.runFor(1600);
     const view = await event('page_view');
     // The TCF CMP never answered: the event says GDPR applies, with no string (no consent).
     assert.deepEqual(view.consent, { gpp: GPP, gpp_sid: '7,8', gdpr_applies: true });
@@ -368,8 +415,12 @@ describe('gateway: the tag reads the site’s consent platform', function () {
         tcfCmp({ tcString: TC_ALL, gdprApplies: true, eventStatus: 'tcloaded', cmpStatus: 'loaded' }, 1500),
         GRANT_ALL,
       ].join('\n'),
+      { paused: true },
     );
+    await readerAsked(page, 'tcf');
     await tell(page, 'track', 'early');
+    // The 200 ms hold ends, then the sender's second; the CMP answers at 1.5 s.
+    await page.clock.runFor(1300);
     const early = await event('early');
     assert.equal(early.consent?.['gdpr_applies'], true);
     assert.equal(early.consent?.['tcf'], undefined);
@@ -378,7 +429,7 @@ describe('gateway: the tag reads the site’s consent platform', function () {
     assert.equal(forMeta(view), 'consent TCF string missing (gdpr_applies true)');
     assert.deepEqual(await stored(page), { cookies: [], local: [] });
     // The CMP answers 1.5 s after the page loaded.
-    await new Promise((r) => setTimeout(r, 1600));
+    await page.clock.runFor(300);
     await tell(page, 'track', 'late');
     const late = await event('late');
     assert.equal(late.consent?.['tcf'], TC_ALL);
@@ -388,14 +439,18 @@ describe('gateway: the tag reads the site’s consent platform', function () {
 
   it('an event sent before a slow GPP CMP is ready (the hold ran out) says so (gpp_pending): Meta refuses it naming GPP; later events carry the string', async () => {
     holds.set('/slow-gpp', 200);
-    const page = await visit('/slow-gpp', [gppCmp(GPP, [7], 1500), GRANT_ALL].join('\n'));
+    const page = await visit('/slow-gpp', [gppCmp(GPP, [7], 1500), GRANT_ALL].join('\n'), {
+      paused: true,
+    });
+    await readerAsked(page, 'gpp');
     await tell(page, 'track', 'early_gpp');
+    await page.clock.runFor(1300);
     const early = await event('early_gpp');
     assert.equal(early.consent?.['gpp_pending'], true);
     assert.equal(early.consent?.['gpp'], undefined);
     assert.equal(forMeta(early), 'consent GPP unknown (sent before the GPP CMP was ready)');
     assert.deepEqual(await stored(page), { cookies: [], local: [] });
-    await new Promise((r) => setTimeout(r, 1600));
+    await page.clock.runFor(300);
     await tell(page, 'track', 'late_gpp');
     const late = await event('late_gpp');
     assert.equal(late.consent?.['gpp'], GPP);
@@ -453,10 +508,9 @@ describe('gateway: the tag reads the site’s consent platform', function () {
         tcfCmp({ tcString: TC_ALL, gdprApplies: true, eventStatus: 'tcloaded', cmpStatus: 'loaded' }, 5000),
         GRANT_ALL,
       ].join('\n'),
+      { paused: true },
     );
-    await page.waitForFunction(
-      () => (window as unknown as { analytics: { eventbus?: boolean } }).analytics.eventbus,
-    );
+    await readerAsked(page, 'tcf');
     // Made while the CMP is silent and the hold still runs: it waits, then the page is left.
     await page.evaluate(() =>
       (window as unknown as { analytics: { track(n: string): void } }).analytics.track('leaving'),
