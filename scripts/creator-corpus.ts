@@ -40,16 +40,17 @@ export const CORPUS = resolve(import.meta.dirname, '../test/fixtures/creator-cor
  * vendors, from b6d0372a to 23c24d3f), each until 2026-11-29, were held out and are now part of
  * `tuned` (docs/creator-inference.md says what each measured then).
  */
-export const HELD_OUT: string | null = null;
+export const HELD_OUT: string | null = 'held-out-32';
 /**
  * The next held-out part, when one is committed while another is still held out: a folder under
  * the corpus, written by an engineer who did not read the inference code and committed before the
  * rules that answer the held-out part's errors, so that it precedes every change it is to measure.
  * Pinned by its hash in test/unit/creator-corpus.test.ts, it is never loaded, run or measured
  * while queued (no part of the corpus reads it); when the held-out part is retired, it becomes
- * `HELD_OUT`. Null while none waits: `held-out-32` (20 vendors, from d61f3870 to 98c444e2).
+ * `HELD_OUT`. Null while none waits; `held-out-32` (20 vendors, from d61f3870 to 98c444e2) waited
+ here until 2026-11-29.
  */
-export const QUEUED: string | null = 'held-out-32';
+export const QUEUED: string | null = null;
 /**
  * Whether the held-out part is run: false from its commit until the inference changes made after
  * it are done (only its reading step runs meanwhile), then true, and it is measured as it is,
