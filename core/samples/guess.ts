@@ -5,7 +5,6 @@
  * as consent, Meta's action source. A guess is a starting point the page shows and the person
  * changes; none is applied out of sight. Pure.
  */
-import { instant, readPattern } from '../formats/patterns.ts';
 import { PII_COLUMNS } from '../warehouse/pii-columns.ts';
 import { TABLES } from '../warehouse/warehouse.ts';
 import { actorQuestions, actorRefusal } from './actor.ts';
@@ -24,6 +23,7 @@ import { emptyDetailQuestions } from './empty-detail.ts';
 import { envelopeIdQuestion } from './envelope-id.ts';
 import { chooseEventName, type EventNameGuess } from './event-name.ts';
 import { identityEvidence, leafSide, personObjectId } from './evidence.ts';
+import { instantOf } from './instant-of.ts';
 import { currencyFollows, lateAmountRules, lateTextAmountRule, valueAsked } from './late-amount-rules.ts';
 import { lateIdRules } from './late-id-rules.ts';
 import { listCount } from './list-count.ts';
@@ -226,18 +226,6 @@ function refusals(fields: readonly InferredField[], rows: readonly Record<string
   };
 }
 const CONSENT_NAME = /consent|optin|opt_in|accepts?marketing|marketing|newsletter|gdpr|tracking|cookies?/;
-
-function instantOf(value: unknown, f: InferredField): number | undefined {
-  if (f.pattern === 'epoch_seconds') return Number(value) * 1000;
-  if (f.pattern === 'epoch_millis') return Number(value);
-  if (typeof value !== 'string') return undefined;
-  if (!f.pattern || f.pattern === 'ISO 8601' || f.pattern === 'RFC 3339') {
-    const t = Date.parse(value);
-    return Number.isNaN(t) ? undefined : t;
-  }
-  const parts = readPattern(value.trim(), f.pattern);
-  return parts ? instant(parts) : undefined;
-}
 
 /** The column's values outside the window (undefined: none falls outside, or none could be read). */
 function outside(
