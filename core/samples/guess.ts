@@ -24,6 +24,7 @@ import { envelopeIdQuestion } from './envelope-id.ts';
 import { chooseEventName, type EventNameGuess } from './event-name.ts';
 import { identityEvidence, leafSide, personObjectId } from './evidence.ts';
 import { instantOf } from './instant-of.ts';
+import { lastChange } from './last-change-time.ts';
 import { currencyFollows, lateAmountRules, lateTextAmountRule, valueAsked } from './late-amount-rules.ts';
 import { lateIdRules } from './late-id-rules.ts';
 import { listCount } from './list-count.ts';
@@ -303,7 +304,8 @@ function chooseEventTime(
       return { f, ...(step ? mark : timeRank(f)) };
     })
     .sort((a, b) => b.rank - a.rank);
-  const best = ranked[0];
+  // A record's creation time gives way to its later update time (last-change-time.ts).
+  const best = lastChange(ranked[0], fields, rows);
   const not = notWhen.length > 0 ? `; ${notWhen.join('; ')}` : '';
   if (!best) return { why: `no column holds when it happened: the event time is when it arrives${not}` };
   const others =

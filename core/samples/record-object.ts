@@ -43,7 +43,7 @@ const parentOf = (column: string) => column.slice(0, Math.max(column.lastIndexOf
 const leafWords = (column: string) => nameWords(column.slice(column.lastIndexOf('.') + 1));
 
 /** Whether the body's event, as its kind column names it, created the record. */
-function creationEvent(fields: readonly InferredField[]): boolean {
+export function creationEvent(fields: readonly InferredField[]): boolean {
   const mark = eventMark(fields);
   const kind = fields.find((f) => f.name === mark);
   return (kind?.examples ?? []).some(

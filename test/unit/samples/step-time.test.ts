@@ -27,9 +27,12 @@ describe('creator: the time of the step an event reports', () => {
     );
   });
 
-  it('keeps the creation time when nothing in the payload names the step', () => {
-    assert.equal(timeOf({ ...invoice, status: 'PENDING' }).column, 'created');
-    assert.equal(timeOf(invoice).column, 'created');
+  it('takes no step time when nothing in the payload names the step', () => {
+    // Not the paid time: the record's own times decide, its last change over its creation
+    // (last-change-time.ts), and its creation where it has no later change.
+    assert.equal(timeOf({ ...invoice, status: 'PENDING' }).column, 'updated');
+    assert.equal(timeOf(invoice).column, 'updated');
+    assert.equal(timeOf({ ...invoice, updated: at(56) }).column, 'created');
   });
 
   it('reads the step only from the payload’s own status or type, in every row, and the time only by its name', () => {

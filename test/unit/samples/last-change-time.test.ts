@@ -1,0 +1,67 @@
+/**
+ * A record's last change as the event's time (issue #94, core/samples/last-change-time.ts): where
+ * the time chosen is a record's creation and the same object says it changed later, the change is
+ * when the event happened, unless the event is the record's creation; equal times, an update
+ * earlier than the creation or one a moment after it change nothing.
+ */
+import assert from 'node:assert/strict';
+import { guessChoices, inferFields, parseSample } from '../../../core/samples/index.ts';
+
+function timeOf(body: unknown) {
+  const sample = parseSample(JSON.stringify(body));
+  return guessChoices(inferFields(sample), sample.rows).eventTime;
+}
+const ticket = (created: string, updated: string) => ({
+  ticket: { id: 't-1', subject: 'Printer jam', createdAt: created, updatedAt: updated, status: 'open' },
+});
+
+describe('creator: a record’s last change is the event’s time', () => {
+  it('takes the update time of the record whose creation was chosen, saying why', () => {
+    const t = timeOf(ticket('2025-03-01T09:00:00Z', '2025-03-04T16:20:00Z'));
+    assert.equal(t.column, 'ticket.updatedAt');
+    assert.match(t.why, /last changed, later than its ticket\.createdAt/);
+    // Other names for the same two times, at the top and with a date first.
+    assert.equal(
+      timeOf({ id: 7, date_created: '2025-03-01 09:00:00', date_modified: '2025-03-02 10:00:00' }).column,
+      'date_modified',
+    );
+    assert.equal(
+      timeOf({ id: 7, created_at: '2025-03-01T09:00:00Z', last_updated: '2025-03-02T10:00:00Z' }).column,
+      'last_updated',
+    );
+  });
+
+  it('keeps the creation where the event is the creation, or nothing changed after it', () => {
+    const body = ticket('2025-03-01T09:00:00Z', '2025-03-04T16:20:00Z');
+    assert.equal(timeOf({ type: 'ticket.created', ...body }).column, 'ticket.createdAt');
+    assert.equal(timeOf({ action: 'created', ...body }).column, 'ticket.createdAt');
+    assert.equal(timeOf(ticket('2025-03-01T09:00:00Z', '2025-03-01T09:00:00Z')).column, 'ticket.createdAt');
+    // Saved twice as it was made: 12 ms apart is the creation's own write.
+    assert.equal(
+      timeOf(ticket('2025-03-01T09:00:00.375Z', '2025-03-01T09:00:00.387Z')).column,
+      'ticket.createdAt',
+    );
+    // An update time before the creation is not a later change.
+    assert.equal(timeOf(ticket('2025-03-04T16:20:00Z', '2025-03-01T09:00:00Z')).column, 'ticket.createdAt');
+  });
+
+  it('reads only the chosen creation’s own object, and leaves a chosen step time alone', () => {
+    // The customer's record changed later; the order's creation is still the order's time.
+    const order = {
+      order: {
+        id: 'o-1',
+        created_at: '2025-03-01T09:00:00Z',
+        customer: { id: 'c-1', created_at: '2024-01-01T00:00:00Z', updated_at: '2025-02-01T00:00:00Z' },
+      },
+    };
+    assert.equal(timeOf(order).column, 'order.created_at');
+    // A paid time named by the payload's status wins over both.
+    const paid = {
+      status: 'paid',
+      created_at: '2025-03-01T09:00:00Z',
+      paid_at: '2025-03-01T09:05:00Z',
+      updated_at: '2025-03-02T00:00:00Z',
+    };
+    assert.equal(timeOf(paid).column, 'paid_at');
+  });
+});
