@@ -5,7 +5,8 @@
  * realise it (estimated-value.ts), nor for one named as an end of a range (range-bound.ts), nor
  * for a rate on an event that does not charge it (unit-rate.ts), nor for a document's total before
  * its payment or acceptance (document-total.ts), nor for an amount asked for and not yet paid
- * (pending-request.ts), nor for a cancelled booking's or order's (cancelled-record.ts), and last no value for an event that is no sale
+ * (pending-request.ts), nor for a cancelled booking's or order's (cancelled-record.ts), nor for an
+ * amount zero in every row (zero-amount.ts), and last no value for an event that is no sale
  * (moneyless-event.ts).
  * `guess.ts` is at its size limit: one call from it. Pure, but for the guesses and questions they
  * rewrite.
@@ -26,12 +27,13 @@ import { refundValueRule } from './refund-value.ts';
 import type { RuleGuess as Guess } from './rule-guess.ts';
 import type { InferredField } from './sample.ts';
 import { unitRateRule } from './unit-rate.ts';
+import { zeroAmountRule } from './zero-amount.ts';
 
 /** Whether a rule asked the value, no answer preselected: later rules leave it asked. */
 export { valueAsked } from './moneyless-event.ts';
 /**
- * The rules for an amount asked for and for a cancelled booking's or order's, run again once an
- * amount written as text is the value (guess.ts takes it after the rules above have run).
+ * The rules for an amount asked for, for a cancelled booking's or order's and for one zero in
+ * every row, run again once an amount written as text is the value (guess.ts takes it after the rules above have run).
  */
 export function lateTextAmountRule(
   fields: readonly InferredField[],
@@ -40,6 +42,7 @@ export function lateTextAmountRule(
 ): void {
   pendingRequestRule(fields, base, questions);
   cancelledRecordRule(fields, base, questions);
+  zeroAmountRule(fields, base, questions);
 }
 
 export function lateAmountRules(
@@ -56,6 +59,7 @@ export function lateAmountRules(
   documentTotalRule(fields, base, questions);
   pendingRequestRule(fields, base, questions);
   cancelledRecordRule(fields, base, questions);
+  zeroAmountRule(fields, base, questions);
   moneylessEventRule(fields, base, questions);
 }
 
