@@ -16,7 +16,7 @@
  *   object's ACL.
  * - The upload acts as the signing service account (IAM decides, `storage.objects.create`); a
  *   refusal is the XML API's `<Error>`. The body is read whole and bounded in size
- *   (MAX_FORM_BYTES, 400 `EntityTooLarge`, chunked or not) and in time (FORM_BODY_TIMEOUT_MS,
+ *   (MAX_FORM_BYTES, 400 `EntityTooLarge`, chunked or not) and in idle time (FORM_BODY_TIMEOUT_MS,
  *   408 `RequestTimeout`); the server answers either and then closes the connection.
  */
 import type http from 'node:http';
@@ -30,7 +30,7 @@ import { cannedAcl, escapeXml, sendXml, XmlError } from './xml.ts';
 /** The largest form accepted (the file with its fields): POST uploads are for browsers' small files. */
 export const MAX_FORM_BYTES = 32 << 20;
 const MAX_FIELDS = 100;
-/** How long a form's body may take to arrive in full (the XML API answers a stalled one 408). */
+/** How long a form's body may go without a byte (the XML API answers a stalled one 408). */
 export const FORM_BODY_TIMEOUT_MS = 120_000;
 
 const tooLarge = (): XmlError =>
@@ -41,8 +41,10 @@ const tooLarge = (): XmlError =>
   );
 
 /**
- * The form's body, or an XmlError once it passes MAX_FORM_BYTES or `timeoutMs`. The request is
- * left readable (not destroyed), so the refusal can still be answered.
+ * The form's body, or an XmlError once it passes MAX_FORM_BYTES or nothing has come for
+ * `timeoutMs` (an idle bound, as Google's message says: "not read from or written to within the
+ * timeout period"; a large form still arriving is not cut for its length). The request is left
+ * readable (not destroyed), so the refusal can still be answered.
  */
 function readForm(req: http.IncomingMessage, timeoutMs: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -60,8 +62,12 @@ function readForm(req: http.IncomingMessage, timeoutMs: number): Promise<Buffer>
     };
     const onData = (chunk: Buffer): void => {
       size += chunk.length;
-      if (size > MAX_FORM_BYTES) settle(tooLarge());
-      else chunks.push(chunk);
+      if (size > MAX_FORM_BYTES) {
+        settle(tooLarge());
+        return;
+      }
+      chunks.push(chunk);
+      timer.refresh();
     };
     const onEnd = (): void => settle();
     const onClose = (): void =>

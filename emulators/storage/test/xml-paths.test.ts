@@ -404,6 +404,43 @@ describe('storage emulator: XML API paths, raw', () => {
       }
     });
 
+    it('lets a form that keeps arriving take longer than the bound: it is an idle bound', async function () {
+      this.timeout(30_000);
+      const body = `--${BOUNDARY}\r\nContent-Disposition: form-data; name="key"\r\n\r\nslow.txt\r\n--${BOUNDARY}--\r\n`;
+      // Eight parts, one every 300 ms: 2.1 s in all, over the 1.5 s bound, never 1.5 s without a byte.
+      const step = Math.ceil(body.length / 8);
+      const parts = Array.from({ length: 8 }, (_, i) => body.slice(i * step, (i + 1) * step));
+      const t0 = Date.now();
+      const out = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = http.request(
+          {
+            host: '127.0.0.1',
+            port: emu.port,
+            method: 'POST',
+            path: `/${BUCKET}`,
+            headers: { ...FORM_TYPE, 'content-length': String(Buffer.byteLength(body)) },
+            agent: false,
+          },
+          (res) => {
+            let text = '';
+            res.on('data', (c: Buffer) => {
+              text += c.toString();
+            });
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+          },
+        );
+        req.on('error', reject);
+        for (const [i, p] of parts.entries())
+          setTimeout(() => {
+            if (i === parts.length - 1) req.end(p);
+            else req.write(p);
+          }, i * 300);
+      });
+      assert.ok(Date.now() - t0 >= 2_000);
+      assert.notEqual(out.status, 408, out.body);
+      assert.doesNotMatch(out.body, /RequestTimeout/);
+    });
+
     it('answers a form whose body stalls 408 RequestTimeout', async function () {
       this.timeout(30_000);
       const t0 = Date.now();
