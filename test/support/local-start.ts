@@ -55,7 +55,9 @@ export async function startLocalCli(options: {
         if (child.exitCode !== null) throw new Error(`start exited early:\n${output}`);
         return /development token/.test(output) && existsSync(join(dataDir, 'dev-token')) ? true : undefined;
       },
-      90000,
+      // A start takes about 20 CPU-s; beside the whole suite on 2 cores (load 15) one took over
+      // 90 s. The bound is for a start that hangs, not a slow one.
+      180_000,
     );
   } catch (e) {
     // A start that did not come up in time still has its emulators and functions running, each in
