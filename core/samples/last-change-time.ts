@@ -38,22 +38,21 @@ export function lastChange<T extends { readonly f: InferredField; readonly why: 
   const parent = parentOf(best.f.name);
   const update = fields.find(
     (f) =>
-      f.name !== best.f.name &&
       parentOf(f.name) === parent &&
       f.distinct > 0 &&
       (f.type === 'timestamp' || f.type === 'date') &&
       UPDATED.test(leafWords(f.name).join(' ')),
   );
   if (!update) return best;
-  let later = 0;
+  let later = false;
   for (const row of rows) {
     const created = instantOf(row[best.f.name], best.f);
     const updated = instantOf(row[update.name], update);
     if (created === undefined || updated === undefined) continue;
     if (updated < created) return best;
-    if (updated - created > SAME_WRITE_MS) later++;
+    if (updated - created > SAME_WRITE_MS) later = true;
   }
-  if (later === 0 || creationEvent(fields)) return best;
+  if (!later || creationEvent(fields)) return best;
   return {
     ...best,
     f: update,

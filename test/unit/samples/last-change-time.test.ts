@@ -6,6 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { guessChoices, inferFields, parseSample } from '../../../core/samples/index.ts';
+import { lastChange } from '../../../core/samples/last-change-time.ts';
+import type { InferredField } from '../../../core/samples/sample.ts';
 
 function timeOf(body: unknown) {
   const sample = parseSample(JSON.stringify(body));
@@ -63,5 +65,72 @@ describe('creator: a record’s last change is the event’s time', () => {
       updated_at: '2025-03-02T00:00:00Z',
     };
     assert.equal(timeOf(paid).column, 'paid_at');
+  });
+
+  describe('read directly (lastChange), on columns as the inference gives them', () => {
+    const T = (day: number, extra = '') => `2025-03-0${day}T09:00:00${extra}Z`;
+    const time = (name: string, extra: Partial<InferredField> = {}): InferredField => ({
+      name,
+      type: 'timestamp',
+      examples: [],
+      distinct: 1,
+      nullable: false,
+      ...extra,
+    });
+    /** The column taken, the ranked choice being `created` beside `updated`, over these rows. */
+    const taken = (
+      created: string,
+      updated: string,
+      rows: Record<string, unknown>[],
+      extra: Partial<InferredField> = {},
+    ) =>
+      lastChange({ f: time(created), why: 'ranked first' }, [time(created), time(updated, extra)], rows)?.f
+        .name;
+
+    it('reads only names that say a creation and an update, whole', () => {
+      const row = (c: string, u: string) => [{ [c]: T(1), [u]: T(4) }];
+      assert.equal(taken('created_at', 'updated_at', row('created_at', 'updated_at')), 'updated_at');
+      // Not a creation's name: a re-creation, a local copy of the time.
+      assert.equal(taken('recreated_at', 'updated_at', row('recreated_at', 'updated_at')), 'recreated_at');
+      assert.equal(
+        taken('created_at_local', 'updated_at', row('created_at_local', 'updated_at')),
+        'created_at_local',
+      );
+      // Not the last change: the first update, a local copy.
+      assert.equal(
+        taken('created_at', 'first_updated_at', row('created_at', 'first_updated_at')),
+        'created_at',
+      );
+      assert.equal(
+        taken('created_at', 'updated_at_local', row('created_at', 'updated_at_local')),
+        'created_at',
+      );
+    });
+
+    it('takes an update column only with values and a time’s type (a date too)', () => {
+      const rows = [{ created_at: T(1), updated_at: T(4) }];
+      assert.equal(taken('created_at', 'updated_at', rows, { distinct: 0 }), 'created_at');
+      assert.equal(taken('created_at', 'updated_at', rows, { type: 'string' }), 'created_at');
+      const dates = [{ date_created: '2025-03-01', date_modified: '2025-03-05' }];
+      assert.equal(taken('date_created', 'date_modified', dates, { type: 'date' }), 'date_modified');
+    });
+
+    it('needs every row with both times to have the update no earlier, one more than a second later', () => {
+      const both = (c: string, u: string) => ({ created_at: c, updated_at: u });
+      assert.equal(taken('created_at', 'updated_at', [both(T(1), T(4)), both(T(3), T(2))]), 'created_at');
+      assert.equal(taken('created_at', 'updated_at', [both(T(1), T(4)), { created_at: T(2) }]), 'updated_at');
+      assert.equal(taken('created_at', 'updated_at', [both(T(1), '2025-03-01T09:00:01Z')]), 'created_at');
+      assert.equal(taken('created_at', 'updated_at', [both(T(1), '2025-03-01T09:00:01.001Z')]), 'updated_at');
+      assert.equal(taken('created_at', 'updated_at', []), 'created_at');
+      // A row whose two times are equal says nothing either way: a later row still decides.
+      assert.equal(taken('created_at', 'updated_at', [both(T(1), T(1)), both(T(1), T(4))]), 'updated_at');
+    });
+
+    it('reads an update of the same object only', () => {
+      const chosen = time('order.created_at');
+      const other = time('order.customer.updated_at');
+      const rows = [{ 'order.created_at': T(1), 'order.customer.updated_at': T(4) }];
+      assert.equal(lastChange({ f: chosen, why: '' }, [chosen, other], rows)?.f.name, 'order.created_at');
+    });
   });
 });

@@ -5,7 +5,8 @@
  * a real amount keeps its fill, and a value some rule already asks keeps that question.
  */
 import assert from 'node:assert/strict';
-import { guessOf } from './rule-fields.ts';
+import { zeroAmount } from '../../../core/samples/zero-amount.ts';
+import { field, guessOf } from './rule-fields.ts';
 
 const account = (totalAmount: number | string) => ({
   notificationType: 'OPEN',
@@ -52,5 +53,22 @@ describe('creator: an amount zero in every row', () => {
     const q = g.questions.find((x) => x.field === 'value');
     assert.equal(q?.noneGuessed, undefined);
     assert.match(q?.ask ?? '', /no currency stands anywhere/);
+  });
+
+  it('reads zero by value: a number or numeric text, one distinct value, every example', () => {
+    const of = (examples: unknown[], distinct = 1) =>
+      zeroAmount([field('total', examples, { distinct })], 'total');
+    for (const zero of [[0], ['0'], ['0.00'], [' 0 '], [0, '0.0']]) assert.ok(of(zero), JSON.stringify(zero));
+    for (const not of [[5], [''], [' '], ['none'], [null], [0, 5], []])
+      assert.equal(of(not), undefined, JSON.stringify(not));
+    assert.equal(of([0], 2), undefined);
+    assert.equal(zeroAmount([field('total', [0], { distinct: 1 })], 'other'), undefined);
+  });
+
+  it('leaves a value another question already offers to that question', () => {
+    // Written as text, the zero is among amounts named like a value: that question stays, alone.
+    const asked = guessOf(account('0.00')).questions.filter((x) => x.field === 'value');
+    assert.equal(asked.length, 1);
+    assert.match(asked[0]?.ask ?? '', /Several are named like one/);
   });
 });
