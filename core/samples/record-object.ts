@@ -28,7 +28,7 @@ import { nameWords } from './names.ts';
 import { EVENT_OBJECT, eventMark, OBJECT_NAMES, ownRecordId, recordPlace } from './record-status.ts';
 import type { InferredField } from './sample.ts';
 
-/** Names of a column that says what its object is, as one joined word. */
+/** Words of an event's name that say it created the record: its id is then that event's too. */
 const CREATION = new Set(['create', 'created', 'creation', 'new', 'added', 'add', 'insert', 'inserted']);
 /**
  * Names of a record's own name at a row's top: a row that names a thing and no event is that thing

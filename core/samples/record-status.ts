@@ -147,12 +147,6 @@ function calledBack(fields: readonly InferredField[], parent: string): string | 
   })?.name;
 }
 
-/**
- * The record whose status its own id `column` reports, where nothing marks the body as one event
- * (module comment): a status change written as a pair (`oldStatus → newStatus`, in any object), or
- * a status beside a column that says the record is called back about more than once, at the top
- * or in a wrapper; undefined otherwise.
- */
 /** Names of a column saying what the body, or its wrapper, is (`object: "event"`), as one joined word. */
 export const OBJECT_NAMES: ReadonlySet<string> = new Set([
   'object',
@@ -258,6 +252,12 @@ function categoryOnly(fields: readonly InferredField[], mark: string): boolean {
   return fields.some((c) => !c.name.includes('.') && c.distinct === 1 && statusName(leafWords(c.name)));
 }
 
+/**
+ * The record whose status its own id `column` reports, where nothing marks the body as one event
+ * (module comment): a status change written as a pair (`oldStatus → newStatus`, in any object), or
+ * a status beside a column that says the record is called back about more than once, at the top
+ * or in a wrapper; undefined otherwise.
+ */
 export function recordStatus(
   fields: readonly InferredField[],
   column: string,
