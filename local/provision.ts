@@ -77,7 +77,9 @@ export async function emulatorCall(
     ...(body !== undefined
       ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }
       : {}),
-    signal: AbortSignal.timeout(10_000),
+    // For an emulator that hangs, not a slow one: beside a whole test suite on 2 cores a
+    // freshly started emulator's first answers took over 10 s.
+    signal: AbortSignal.timeout(60_000),
   });
   const text = await res.text();
   return { status: res.status, json: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
