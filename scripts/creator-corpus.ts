@@ -38,10 +38,11 @@ export const CORPUS = resolve(import.meta.dirname, '../test/fixtures/creator-cor
  * `held-out-28` (20 vendors, from 82c3b05c to db92569f), `held-out-29` (20 vendors, from
  * 3f0b3e0b), `held-out-30` (20 vendors, from e1984296 to 26563b08), `held-out-31` (20
  * vendors, from b6d0372a to 23c24d3f), `held-out-32` (20 vendors, from d61f3870 to
- * 98c444e2) and `held-out-33` (20 vendors, from 5460f46f to 6e79af49), each until 2026-11-29, were held out and are now part of
+ * 98c444e2), `held-out-33` (20 vendors, from 5460f46f to 6e79af49) and `held-out-34` (20
+ * vendors, from 8806e22a to dfa0373c), each until 2026-11-29, were held out and are now part of
  * `tuned` (docs/creator-inference.md says what each measured then).
  */
-export const HELD_OUT: string | null = 'held-out-34';
+export const HELD_OUT: string | null = null;
 /**
  * The next held-out part, when one is committed while another is still held out: a folder under
  * the corpus, written by an engineer who did not read the inference code and committed before the
@@ -57,7 +58,7 @@ export const QUEUED: string | null = null;
  * it are done (only its reading step runs meanwhile), then true, and it is measured as it is,
  * never tuned on.
  */
-export const HELD_OUT_MEASURED = true;
+export const HELD_OUT_MEASURED = false;
 
 /** A part of the corpus: `tuned`, or the held-out part's folder name. */
 export type Split = string;
