@@ -11,9 +11,10 @@
  * it. Not a setting or an id named after one (`email_config_id`, `primary_phone_number_id`).
  * A test address the format check refuses (`[TEST] jo@doe.com`, `test@example.com1`) or a
  * masked number (`+33xxxxxxxx`, `91XXXXX4`) is offered the same way: a detail, but written so no
- * value confirms it; and so is a `value` its sibling types as the detail (`target: { type:
- * "phone_number", value }`, `item: { fieldType: "MOBILE", value }`), whose own name says nothing.
- * Pure.
+ * value confirms it; and so is an address a web page's e-mail protection hid (`[email protected]`,
+ * what a page behind Cloudflare gives a tool that fetches it rather than a browser), and a `value`
+ * its sibling types as the detail (`target: { type: "phone_number", value }`, `item: { fieldType:
+ * "MOBILE", value }`), whose own name says nothing. Pure.
  */
 import { nameWords } from './names.ts';
 import { heldByBusiness, otherParty } from './party.ts';
@@ -43,6 +44,13 @@ const STAND_IN = /^(string|text|str|example|sample|test|placeholder|value|xxx+)$
 /** What a stored web page shows in place of an address its e-mail protection hid. */
 const OBFUSCATED = /^\[email(&#160;|\s)protected\]$/;
 
+/** Whether every value of an e-mail column is the marker a page's e-mail protection left (module comment). */
+export function hiddenAddress(f: InferredField, target: string): boolean {
+  if (target !== 'user.email' || f.type !== 'string' || f.distinct === 0 || f.examples.length === 0)
+    return false;
+  return f.examples.every((v) => typeof v === 'string' && OBFUSCATED.test(v.trim()));
+}
+
 /**
  * Whether every value of a column is a stand-in for a detail, not one (issue #94): text without
  * an `@` (an e-mail) or without a digit (a phone), each a bracketed name (`<email>`, `{{phone}}`),
@@ -54,8 +62,7 @@ export function standInDetail(f: InferredField, target: string): boolean {
   const word = target === 'user.email' ? /e ?mail/ : /phone|mobile|msisdn|number/;
   return f.examples.every((v) => {
     if (typeof v !== 'string' || (target === 'user.email' ? v.includes('@') : /\d/.test(v))) return false;
-    // A stored page's e-mail protection marker is no stand-in the vendor wrote: a page copied in a
-    // browser shows the address itself.
+    // A page's e-mail protection marker is no stand-in the vendor wrote (hiddenAddress).
     if (OBFUSCATED.test(v)) return false;
     const words = nameWords(v);
     return (
@@ -133,7 +140,10 @@ export function emptyDetailQuestions(
     const empty = fields.filter(
       (f) =>
         ((f.distinct === 0 && base.some((g) => g.column === f.name && g.target === 'skip')) ||
-          ((standInDetail(f, target) || looseAddress(f, target) || maskedNumber(f, target)) &&
+          ((standInDetail(f, target) ||
+            looseAddress(f, target) ||
+            maskedNumber(f, target) ||
+            hiddenAddress(f, target)) &&
             base.some((g) => g.column === f.name && g.target === 'event_data')) ||
           (typedValueTarget(fields, f.name) === target &&
             f.distinct > 0 &&
@@ -151,11 +161,13 @@ export function emptyDetailQuestions(
           ? `typed as one only by the column beside it (${JSON.stringify(f.examples[0])})`
           : looseAddress(f, target) || maskedNumber(f, target)
             ? `malformed or masked in the sample (${JSON.stringify(f.examples[0])})`
-            : `a stand-in in the sample (${JSON.stringify(f.examples[0])})`;
+            : hiddenAddress(f, target)
+              ? `hidden in the sample by a web page's e-mail protection (${JSON.stringify(f.examples[0])})`
+              : `a stand-in in the sample (${JSON.stringify(f.examples[0])})`;
     const all = empty.every((f) => f.distinct === 0)
       ? 'empty'
-      : empty.some((f) => looseAddress(f, target) || maskedNumber(f, target))
-        ? 'empty, a stand-in, malformed or masked'
+      : empty.some((f) => looseAddress(f, target) || maskedNumber(f, target) || hiddenAddress(f, target))
+        ? 'empty, a stand-in, malformed, masked or hidden'
         : empty.some((f) => typedValueTarget(fields, f.name) === target)
           ? 'only typed so by the column beside it'
           : 'empty or a stand-in';

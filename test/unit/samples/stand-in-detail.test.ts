@@ -2,11 +2,12 @@
  * A stand-in for the person's e-mail or phone (issue #94, core/samples/empty-detail.ts
  * `standInDetail`): a vendor's page writes `"<email>"`, `"string"` or `"customer-test-email"`
  * where the real event carries the person's detail. Such a column, named for the detail, is
- * offered as the person's with no answer preselected, as an empty one is; a real value, a stored
- * page's e-mail protection marker, a business's column and text that is no stand-in are not.
+ * offered as the person's with no answer preselected, as an empty one is; so is an address a web
+ * page's e-mail protection hid (`hiddenAddress`); a real value, a business's column and text that
+ * is no stand-in are not.
  */
 import assert from 'node:assert/strict';
-import { standInDetail } from '../../../core/samples/empty-detail.ts';
+import { hiddenAddress, standInDetail } from '../../../core/samples/empty-detail.ts';
 import { guessChoices, inferFields, parseSample } from '../../../core/samples/index.ts';
 
 function guess(body: unknown) {
@@ -17,6 +18,13 @@ const offered = (body: unknown, target: string) =>
   guess(body)
     .questions.filter((q) => q.target === target && q.noneGuessed)
     .flatMap((q) => q.options.map((o) => o.column));
+const field = (examples: string[]) => ({
+  name: 'email',
+  type: 'string' as const,
+  nullable: false,
+  examples,
+  distinct: new Set(examples).size,
+});
 
 describe('the creator: a stand-in for the person’s e-mail or phone', () => {
   it('offers a sign-up’s "<email>" and "<phone_number>", none preselected, where both were missed', () => {
@@ -49,8 +57,22 @@ describe('the creator: a stand-in for the person’s e-mail or phone', () => {
     assert.equal(g.columns.find((c) => c.column === 'email')?.target, 'user.email');
   });
 
-  it('offers no stored page’s e-mail protection marker, no business’s stand-in, no plain text', () => {
-    assert.deepEqual(offered({ id: 'c-1', email: '[email protected]' }, 'user.email'), []);
+  it('offers an address a page’s e-mail protection hid, saying so, none preselected', () => {
+    const body = { id: 'c-1', customer: { id: 'cu-1', email: '[email protected]' } };
+    assert.deepEqual(offered(body, 'user.email'), ['customer.email']);
+    const q = guess(body).questions.find((x) => x.target === 'user.email');
+    assert.match(q?.options[0]?.why ?? '', /hidden in the sample by a web page's e-mail protection/);
+    assert.ok(!guess(body).columns.some((c) => c.target === 'user.email'), 'nothing filled');
+    // Not a stand-in the vendor wrote, nor a malformed address: its own kind.
+    assert.equal(standInDetail(field(['[email protected]']), 'user.email'), false);
+    assert.equal(hiddenAddress(field(['[email protected]']), 'user.email'), true);
+    assert.equal(hiddenAddress(field(['[email protected]']), 'user.phone'), false);
+    assert.equal(hiddenAddress(field(['[email protected]', 'ada@example.org']), 'user.email'), false);
+    // A business's hidden address is not offered as the person's.
+    assert.deepEqual(offered({ id: 'o-1', merchant: { email: '[email protected]' } }, 'user.email'), []);
+  });
+
+  it('offers no business’s stand-in, no plain text', () => {
     assert.deepEqual(offered({ id: 'o-1', merchant: { email: '<email>' } }, 'user.email'), []);
     assert.deepEqual(offered({ id: 'c-1', email: 'see the profile' }, 'user.email'), []);
   });
