@@ -58,7 +58,7 @@ export const QUEUED: string | null = null;
  * it are done (only its reading step runs meanwhile), then true, and it is measured as it is,
  * never tuned on.
  */
-export const HELD_OUT_MEASURED = false;
+export const HELD_OUT_MEASURED = true;
 
 /** A part of the corpus: `tuned`, or the held-out part's folder name. */
 export type Split = string;
