@@ -21,7 +21,6 @@ import { batchIdQuestion } from './batch-envelope.ts';
 import { atEnvelopeTop, deliveryColumns, envelopeEventId } from './delivery.ts';
 import { emptyDetailQuestions } from './empty-detail.ts';
 import { envelopeIdQuestion } from './envelope-id.ts';
-import { besideEventName } from './event-envelope.ts';
 import { chooseEventName, type EventNameGuess } from './event-name.ts';
 import { identityEvidence, leafSide, personObjectId } from './evidence.ts';
 import { instantOf } from './instant-of.ts';
@@ -349,7 +348,6 @@ export function guessChoices(
   const eventTime = chooseEventTime(fields, rows, options.window);
   const delivered = new Map(deliveryColumns(fields).map((d) => [d.column, d.why]));
   const named: string[] = [];
-  const eventNames = suggestions.filter((s) => s.target === 'event_name').map((s) => s.column);
   const consent: { column: string; why: string }[] = [];
   const base = suggestions.map((s, i): Omit<ColumnGuess, 'confidence' | 'evidence'> => {
     const f = fields[i] as InferredField;
@@ -403,7 +401,7 @@ export function guessChoices(
       s.target === 'event_id' ? (delivered.get(s.column) ?? requestReference(s.column)) : undefined;
     if (delivery)
       return { column: s.column, ...own, why: `named like an event id, but ${delivery}; kept as a field` };
-    if (s.target === 'event_id' && !atEnvelopeTop(s.column) && !besideEventName(s.column, eventNames))
+    if (s.target === 'event_id' && !atEnvelopeTop(s.column))
       return {
         column: s.column,
         ...own,

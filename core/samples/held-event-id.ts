@@ -9,10 +9,12 @@
  * event's id, the record ids an earlier rule offered kept after it: its name is evidence enough to
  * preselect it, as a top-level `event_id` beside its record's own id is (named-event-id.ts), not
  * to fill it silently, since nothing in one body shows whether a retry keeps it. Never under a
- * record's wrapper (`payload.event_id`, the show a ticket is for). Pure, but for the guesses and
- * questions it rewrites.
+ * record's wrapper (`payload.event_id`, the show a ticket is for), unless that object holds the
+ * event's type too (event-envelope.ts: an envelope wrapped once more), when it is asked the same
+ * way. Pure, but for the guesses and questions it rewrites.
  */
 import { everyRowOwn, idShaped } from './delivery.ts';
+import { besideEventType } from './event-envelope.ts';
 import { nameWords } from './names.ts';
 import type { Question } from './questions.ts';
 import type { RuleGuess as Guess } from './rule-guess.ts';
@@ -39,7 +41,7 @@ export function heldEventIdRule(
   if (base.some((g) => g.target === 'event_id')) return;
   const held = fields.find(
     (f) =>
-      heldEventId(f.name) &&
+      (heldEventId(f.name) || besideEventType(f.name, fields, rows)) &&
       f.distinct > 0 &&
       (f.type === 'string' || f.type === 'integer') &&
       everyRowOwn(rows, f.name) &&
@@ -47,7 +49,7 @@ export function heldEventIdRule(
   );
   const at = base.findIndex((g) => g.column === held?.name && g.target === 'event_data');
   if (!held || at < 0) return;
-  const holder = held.name.slice(0, held.name.indexOf('.'));
+  const holder = held.name.slice(0, held.name.lastIndexOf('.'));
   base[at] = {
     column: held.name,
     target: 'event_id',

@@ -1,21 +1,28 @@
 /**
- * An event id beside the event's name (issue #94, core/samples/event-envelope.ts): an object that
- * holds both the column naming the event and an id named for an event is the event's envelope,
- * wrapped once more, so that id is the event's. An id named so elsewhere stays that object's.
+ * An event id beside the event's type (issue #94, core/samples/event-envelope.ts): an object that
+ * holds both the event's type, written as a type is, and an id named for an event is the event's
+ * envelope wrapped once more, so that id is offered as the event's, preselected, never filled
+ * silently. An id named so elsewhere, or beside a show's name, stays that object's.
  */
 import assert from 'node:assert/strict';
-import { besideEventName, namedEventId } from '../../../core/samples/event-envelope.ts';
+import { besideEventType, namedEventId } from '../../../core/samples/event-envelope.ts';
 import { guessChoices, inferFields, parseSample } from '../../../core/samples/index.ts';
 
 function guess(body: unknown) {
   const sample = parseSample(JSON.stringify(body));
   return guessChoices(inferFields(sample), sample.rows);
 }
-const targetOf = (body: unknown, column: string) =>
-  guess(body).columns.find((c) => c.column === column)?.target;
+const idAsk = (body: unknown) => guess(body).questions.find((q) => (q.field ?? q.target) === 'event_id');
+const field = (name: string) => ({
+  name,
+  type: 'string' as const,
+  nullable: false,
+  examples: [],
+  distinct: 1,
+});
 
-describe('the creator: an event id beside the event’s name', () => {
-  it('takes a wrapped envelope’s event_id as the event’s id', () => {
+describe('the creator: an event id beside the event’s type', () => {
+  it('asks a wrapped envelope’s event_id as the event’s id, preselected', () => {
     const body = {
       payload: {
         event_type: 'crm.activity.created',
@@ -26,27 +33,35 @@ describe('the creator: an event id beside the event’s name', () => {
         occurred_at: '2020-01-01T00:00:00.000Z',
       },
     };
-    assert.equal(targetOf(body, 'payload.event_id'), 'event_id');
+    const q = idAsk(body);
+    assert.equal(q?.options[0]?.column, 'payload.event_id', JSON.stringify(q));
+    assert.equal(q?.noneGuessed, undefined, 'preselected');
   });
 
-  it('keeps an event id in an object without the event’s name as that object’s', () => {
+  it('keeps a ticket’s event_id beside the show’s name as the show’s', () => {
     const body = {
-      event_type: 'message.sent',
-      id: 'evt_1',
-      message: { event_id: '4b0c6d2e-58a1-4f7a-9a43-0c6c1b9e2f11', subject: 'Hi' },
+      id: 'tk-1',
+      payload: { event_id: 'ev-88', event_name: 'Rock night at the Bowl', seat: 'A12' },
     };
-    assert.notEqual(targetOf(body, 'message.event_id'), 'event_id');
+    assert.notEqual(idAsk(body)?.options[0]?.column, 'payload.event_id');
   });
 
-  it('reads only a leaf that says event and id, never a plain id beside a type', () => {
+  it('reads only a leaf that says event and id, beside a type token in the same object', () => {
     assert.equal(namedEventId('payload.event_id'), true);
     assert.equal(namedEventId('meta.eventId'), true);
-    assert.equal(namedEventId('meta.event_uuid'), true);
     assert.equal(namedEventId('data.id'), false);
     assert.equal(namedEventId('data.profile_event_id'), false);
-    assert.equal(besideEventName('data.id', ['data.type']), false);
-    assert.equal(besideEventName('payload.event_id', ['payload.event_type']), true);
-    assert.equal(besideEventName('payload.event_id', ['event_type']), false);
-    assert.equal(besideEventName('event_id', ['event_type']), false);
+    const fields = [field('payload.event_id'), field('payload.event_type'), field('event_type')];
+    const rows = (type: string) => [
+      { 'payload.event_id': 'e-1', 'payload.event_type': type, event_type: 'a.b' },
+    ];
+    assert.equal(besideEventType('payload.event_id', fields, rows('crm.activity.created')), true);
+    assert.equal(besideEventType('payload.event_id', fields, rows('TICKET_STATE_CHANGE')), true);
+    assert.equal(besideEventType('payload.event_id', fields, rows('Rock night')), false);
+    assert.equal(
+      besideEventType('payload.event_id', fields.slice(0, 1).concat(fields[2] ?? []), rows('x.y')),
+      false,
+    );
+    assert.equal(besideEventType('event_id', fields, rows('crm.activity.created')), false);
   });
 });
