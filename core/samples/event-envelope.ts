@@ -37,15 +37,12 @@ export function besideEventType(
   fields: readonly InferredField[],
   rows: readonly Record<string, unknown>[],
 ): boolean {
-  if (!column.includes('.') || !namedEventId(column)) return false;
   const at = holder(column);
+  if (at === '' || !namedEventId(column) || rows.length === 0) return false;
   return fields.some(
     (f) =>
-      f.name !== column &&
-      f.name.includes('.') &&
       holder(f.name) === at &&
       TYPE_LEAF.has(leafWords(f.name)) &&
-      rows.length > 0 &&
-      rows.every((r) => typeof r[f.name] === 'string' && TYPE_TOKEN.test(r[f.name] as string)),
+      rows.every((r) => TYPE_TOKEN.test(String(r[f.name]))),
   );
 }

@@ -64,4 +64,33 @@ describe('the creator: an event id beside the event’s type', () => {
     );
     assert.equal(besideEventType('event_id', fields, rows('crm.activity.created')), false);
   });
+
+  it('reads the type beside it by its leaf and by a type token in every row, anchored', () => {
+    const at = (leaf: string, ...values: unknown[]) =>
+      besideEventType(
+        'payload.event_id',
+        [field('payload.event_id'), field(`payload.${leaf}`), field(`other.${leaf}`)],
+        values.map((v) => ({ 'payload.event_id': 'e-1', [`payload.${leaf}`]: v, [`other.${leaf}`]: 'a.b' })),
+      );
+    for (const leaf of ['type', 'event', 'event_type', 'eventName', 'topic'])
+      assert.equal(at(leaf, 'a.b'), true, leaf);
+    assert.equal(at('status', 'a.b'), false);
+    for (const v of ['user:login', 'orders/create', 'invoice_paid', 'TICKET_CLOSED'])
+      assert.equal(at('type', v), true, v);
+    for (const v of ['Rock night.created', 'a.b c', 'Big rock_night', 'rock_night live', 'created', 7, null])
+      assert.equal(at('type', v), false, String(v));
+    assert.equal(at('type', 'a.b', 'Rock night'), false, 'every row');
+    assert.equal(at('type'), false, 'no rows');
+    // The type must sit in the id's own object, not another one.
+    assert.equal(
+      besideEventType(
+        'payload.event_id',
+        [field('payload.event_id'), field('other.type')],
+        [{ 'payload.event_id': 'e-1', 'other.type': 'a.b' }],
+      ),
+      false,
+    );
+    assert.equal(namedEventId('meta.event_uuid'), true);
+    assert.equal(namedEventId('meta.uuid'), false);
+  });
 });
